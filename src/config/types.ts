@@ -1,0 +1,32 @@
+/** The validated, effective configuration (contract section 3). Durations are milliseconds. */
+
+export type GroupAction = "requeue" | "reassign" | "dead-letter" | "monitor";
+
+export const GROUP_ACTIONS: readonly GroupAction[] = [
+  "requeue",
+  "reassign",
+  "dead-letter",
+  "monitor",
+];
+
+export interface GroupConfig {
+  stream: string;
+  group: string;
+  minIdleMs: number;
+  maxDeliveries: number;
+  action: GroupAction;
+  /** Empty means the source stream. */
+  requeueStream: string;
+  /** Empty means the default dead-letter stream, in the source's hash slot. */
+  deadLetterStream: string;
+  deadLetterMaxLen: number;
+}
+
+export interface JanitorConfig {
+  redis: { url: string; password: string; passwordFile: string };
+  http: { host: string; port: number };
+  log: { level: string };
+  lease: { key: string; ttlMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  sweep: { intervalMs: number; batchSize: number; maxEntriesPerGroup: number };
+  groups: GroupConfig[];
+}

@@ -1,0 +1,39 @@
+import { pino, type Logger, type DestinationStream } from "pino";
+
+export type { Logger };
+
+/**
+ * Paths pino removes from every line. ioredis attaches the failed command's arguments to
+ * errors, AUTH passwords included (ioredis #1229), so those go too.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  "password",
+  "*.password",
+  "redis.password",
+  "config.redis.password",
+  "err.command.args",
+  "error.command.args",
+  "err.args",
+  "error.args",
+  "*.url",
+  "url",
+];
+
+/** One root logger per process; components take `logger.child({ component })`. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    base: { name: "stream-janitor" },
+    redact: { paths: [...REDACTED_PATHS], censor: "[redacted]" },
+    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
+}
+
+/** Hides the password of a redis:// or rediss:// URL, for messages that must name the URL. */
+export function maskUrl(url: string): string {
+  return url.replace(/^(rediss?:\/\/)([^@/]*)@/u, (_match, scheme: string, userInfo: string) => {
+    const user = userInfo.includes(":") ? userInfo.slice(0, userInfo.indexOf(":")) : "";
+    return `${scheme}${user}:***@`;
+  });
+}

@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import type { Cluster, Redis } from "ioredis";
+
+/**
+ * The Lua scripts, one file each under ./scripts, registered once per connection with
+ * ioredis `defineCommand` (EVALSHA with a fallback to EVAL after a server restart or failover).
+ */
+const SCRIPTS = {
+  sjSweepPage: "sweepPage.lua",
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type ScriptArg = string | number | Buffer;
+
+/** Scripts take their key count first, because the fence key is optional. */
+export type ScriptCommands = Record<
+  ScriptName,
+  (numberOfKeys: number, ...args: ScriptArg[]) => Promise<unknown>
+>;
+
+export type RedisClient = Redis | Cluster;
+export type ScriptedRedis = RedisClient & ScriptCommands;
+
+function readScript(file: string): string {
+  return readFileSync(new URL(`./scripts/${file}`, import.meta.url), "utf8");
+}
+
+export function registerScripts(redis: RedisClient): ScriptedRedis {
+  for (const [name, file] of Object.entries(SCRIPTS)) {
+    if (!(name in redis)) redis.defineCommand(name, { lua: readScript(file) });
+  }
+  return redis as ScriptedRedis;
+}

@@ -1,0 +1,84 @@
+/** What one sweep of one stream/group pair did. */
+export interface GroupSweepResult {
+  stream: string;
+  group: string;
+  /** Entries taken from the PEL; each ends requeued, reassigned, dead-lettered or left pending. */
+  claimed: number;
+  requeued: number;
+  reassigned: number;
+  deadLettered: number;
+  deadLetteredMaxDeliveries: number;
+  deadLetteredAction: number;
+  /** Reassign found no live consumer: put back with its owner, idle time and count unchanged. */
+  leftPending: number;
+  /** Ids XAUTOCLAIM reported as deleted (counted apart, never claimed). */
+  ghosts: number;
+  /** The first ghost ids, bounded (see MAX_REPORTED_IDS). */
+  ghostIds: string[];
+  /** Entries too wide to copy in one script call, left pending untouched. */
+  oversizedIds: string[];
+  /** PEL entries looked at. */
+  examined: number;
+  pages: number;
+  /** False when the budget or a stop request ended the scan before the cursor wrapped. */
+  complete: boolean;
+  durationMs: number;
+  /** Set when the group could not be swept (or not to the end); the counts say what was done. */
+  error?: string;
+  errorKind?: SweepErrorKind;
+}
+
+export type SweepErrorKind =
+  "fenced" | "missing-stream" | "missing-group" | "wrong-type" | "refused" | "redis" | "script";
+
+export const MAX_REPORTED_IDS = 20;
+
+export function emptyResult(stream: string, group: string): GroupSweepResult {
+  return {
+    stream,
+    group,
+    claimed: 0,
+    requeued: 0,
+    reassigned: 0,
+    deadLettered: 0,
+    deadLetteredMaxDeliveries: 0,
+    deadLetteredAction: 0,
+    leftPending: 0,
+    ghosts: 0,
+    ghostIds: [],
+    oversizedIds: [],
+    examined: 0,
+    pages: 0,
+    complete: false,
+    durationMs: 0,
+  };
+}
+
+/** The `sweep --json` shape of contract section 2. */
+export type GroupSummary =
+  | {
+      stream: string;
+      group: string;
+      claimed: number;
+      requeued: number;
+      reassigned: number;
+      deadLettered: number;
+      ghosts: number;
+      complete: boolean;
+    }
+  | { stream: string; group: string; error: string };
+
+export function toSummary(result: GroupSweepResult): GroupSummary {
+  const { stream, group } = result;
+  if (result.error !== undefined) return { stream, group, error: result.error };
+  return {
+    stream,
+    group,
+    claimed: result.claimed,
+    requeued: result.requeued,
+    reassigned: result.reassigned,
+    deadLettered: result.deadLettered,
+    ghosts: result.ghosts,
+    complete: result.complete,
+  };
+}

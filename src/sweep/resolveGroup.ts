@@ -1,0 +1,41 @@
+import type { GroupConfig } from "../config/types.js";
+import { hashTag, keySlot } from "../redis/keySlot.js";
+
+/** A configured group with its target keys worked out. */
+export interface ResolvedGroup extends GroupConfig {
+  requeueStream: string;
+  deadLetterStream: string;
+  /** For logs and maps: `stream/group`. */
+  id: string;
+}
+
+/**
+ * The default dead-letter stream lives in the source's hash slot, so that one script can move an
+ * entry on Redis Cluster: `orders` hashes whole, and so does the tag of `{orders}:dead`; a source
+ * that has a tag already keeps it (`{tenant}.orders` gives `{tenant}.orders:dead`).
+ */
+export function defaultDeadLetterStream(stream: string): string {
+  if (hashTag(stream) !== undefined) return `${stream}:dead`;
+  const candidate = `{${stream}}:dead`;
+  // A name with a stray `}` but no tag (`a}b`) cannot be given a tag that hashes like it; such a
+  // group is reported by keysOutsideSourceSlot and needs an explicit deadLetterStream on Cluster.
+  return keySlot(candidate) === keySlot(stream) ? candidate : `${stream}:dead`;
+}
+
+export function resolveGroup(group: GroupConfig): ResolvedGroup {
+  return {
+    ...group,
+    requeueStream: group.requeueStream === "" ? group.stream : group.requeueStream,
+    deadLetterStream:
+      group.deadLetterStream === ""
+        ? defaultDeadLetterStream(group.stream)
+        : group.deadLetterStream,
+    id: `${group.stream}/${group.group}`,
+  };
+}
+
+/** Keys one script touches for this group that would not share a slot on Redis Cluster. */
+export function keysOutsideSourceSlot(group: ResolvedGroup): string[] {
+  const slot = keySlot(group.stream);
+  return [group.requeueStream, group.deadLetterStream].filter((key) => keySlot(key) !== slot);
+}

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { once } from "node:events";
+import { Redis } from "ioredis";
+
+/** A throwaway redis-server on an ephemeral port, in a temporary directory, without persistence. */
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** A new client; closed by stop(). */
+  client(): Redis;
+  /** SIGKILL the server (data is gone: no persistence). */
+  kill(): Promise<void>;
+  /** Start a fresh server on the same port after kill(). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+function launch(port: number, dir: string, extraArgs: readonly string[]): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--daemonize",
+      "no",
+      "--loglevel",
+      "notice",
+      ...extraArgs,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      reject(new Error(`redis-server exited with ${String(code)} before answering: ${output}`));
+    });
+    // The server says when it is ready: wait for that line rather than polling or sleeping.
+    const onReady = (chunk: Buffer): void => {
+      if (
+        !chunk.toString().includes("Ready to accept connections") &&
+        !output.includes("Ready to accept connections")
+      )
+        return;
+      child.stdout?.off("data", onReady);
+      child.removeAllListeners("exit");
+      child.removeAllListeners("error");
+      resolve(child);
+    };
+    child.stdout?.on("data", onReady);
+  });
+}
+
+export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
+  const dir = await mkdtemp(join(tmpdir(), "sj-redis-"));
+  const port = await freePort();
+  let child = await launch(port, dir, extraArgs);
+  const clients: Redis[] = [];
+  const killChild = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    child.kill("SIGKILL");
+    await exited;
+  };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get process() {
+      return child;
+    },
+    client() {
+      const redis = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1, protocol: 2 });
+      clients.push(redis);
+      return redis;
+    },
+    kill: killChild,
+    async restart() {
+      await killChild();
+      child = await launch(port, dir, extraArgs);
+    },
+    async stop() {
+      for (const c of clients) c.disconnect();
+      await killChild();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let prefixCounter = 0;
+/** A key prefix unique to one test, so tests never see each other's keys. */
+export function uniquePrefix(name: string): string {
+  prefixCounter += 1;
+  return `t${process.pid}-${prefixCounter}-${name.replace(/[^a-z0-9]+/giu, "-")}`;
+}
