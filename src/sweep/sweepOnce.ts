@@ -134,7 +134,8 @@ export async function sweepOnce(
     context.cursors.set(group.id, cursor);
   } catch (error) {
     const { kind, message } = classifySweepError(error);
-    result.error = message;
+    // Redis' own errors (WRONGTYPE from XINFO, say) do not say which key they are about.
+    result.error = message.includes(group.stream) ? message : `${group.id}: ${message}`;
     result.errorKind = kind;
     // A group that vanished or changed type starts from the beginning when it comes back.
     context.cursors.delete(group.id);

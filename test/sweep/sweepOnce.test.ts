@@ -1,7 +1,12 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JANITOR_CONSUMER, sweepOnce } from "../../src/sweep/sweepOnce.js";
-import { addStuckEntries, numberedBodies, pendingEntries, streamEntries } from "../support/fabricatePel.js";
+import {
+  addStuckEntries,
+  numberedBodies,
+  pendingEntries,
+  streamEntries,
+} from "../support/fabricatePel.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
 import { captureLogger, groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
@@ -25,36 +30,68 @@ async function consumerNames(stream: string, group: string): Promise<string[]> {
 describe("sweepOnce: requeue", () => {
   it("requeues a crashed consumer's entries with metadata first and the fields in order", async () => {
     const stream = uniquePrefix("requeue");
-    const ids = await addStuckEntries(redis, stream, "workers", numberedBodies(3, ["kind", "order"]), {
-      deliveries: 2,
-    });
+    const ids = await addStuckEntries(
+      redis,
+      stream,
+      "workers",
+      numberedBodies(3, ["kind", "order"]),
+      {
+        deliveries: 2,
+      },
+    );
     const group = groupConfig(stream);
 
     const result = await sweepOnce(group, sweepContext(redis), neverAborted);
 
-    expect(result).toMatchObject({ claimed: 3, requeued: 3, deadLettered: 0, ghosts: 0, complete: true });
+    expect(result).toMatchObject({
+      claimed: 3,
+      requeued: 3,
+      deadLettered: 0,
+      ghosts: 0,
+      complete: true,
+    });
     expect(await pendingEntries(redis, stream, "workers")).toEqual([]);
     const copies = (await streamEntries(redis, stream)).slice(3);
     expect(copies.map((c) => c.raw)).toEqual(
-      ids.map((id, i) => ["x-original-id", id, "x-delivery-count", "2", "n", String(i), "kind", "order"]),
+      ids.map((id, i) => [
+        "x-original-id",
+        id,
+        "x-delivery-count",
+        "2",
+        "n",
+        String(i),
+        "kind",
+        "order",
+      ]),
     );
     expect(await consumerNames(stream, "workers")).not.toContain(JANITOR_CONSUMER);
     await expect(
-      expectExactlyOnce(redis, { stream, group: "workers", deadLetterStream: group.deadLetterStream, originalIds: ids }),
+      expectExactlyOnce(redis, {
+        stream,
+        group: "workers",
+        deadLetterStream: group.deadLetterStream,
+        originalIds: ids,
+      }),
     ).resolves.toEqual({ stillPending: 0, requeued: 3, deadLettered: 0 });
   });
 
   it("leaves entries that are not idle long enough alone", async () => {
     const stream = uniquePrefix("fresh");
     await addStuckEntries(redis, stream, "workers", numberedBodies(2), { idleMs: 10 });
-    const result = await sweepOnce(groupConfig(stream, { minIdleMs: 60_000 }), sweepContext(redis), neverAborted);
+    const result = await sweepOnce(
+      groupConfig(stream, { minIdleMs: 60_000 }),
+      sweepContext(redis),
+      neverAborted,
+    );
     expect(result).toMatchObject({ claimed: 0, examined: 2, complete: true });
     expect(await pendingEntries(redis, stream, "workers")).toHaveLength(2);
   });
 
   it("dead-letters a poison entry after exactly maxDeliveries consumer deliveries, across two requeues", async () => {
     const stream = uniquePrefix("poison");
-    const [originalId = ""] = await addStuckEntries(redis, stream, "workers", [["job", "poison"]], { deliveries: 1 });
+    const [originalId = ""] = await addStuckEntries(redis, stream, "workers", [["job", "poison"]], {
+      deliveries: 1,
+    });
     const group = groupConfig(stream, { maxDeliveries: 3 });
     const context = sweepContext(redis);
     let consumerDeliveries = 1;
@@ -63,10 +100,15 @@ describe("sweepOnce: requeue", () => {
     for (let round = 1; round <= 2; round += 1) {
       const result = await sweepOnce(group, context, neverAborted);
       expect(result).toMatchObject({ claimed: 1, requeued: 1, deadLettered: 0 });
-      const reply = (await redis.call("XREADGROUP", "GROUP", "workers", "c2", "STREAMS", stream, ">")) as [
-        string,
-        [string, string[]][],
-      ][];
+      const reply = (await redis.call(
+        "XREADGROUP",
+        "GROUP",
+        "workers",
+        "c2",
+        "STREAMS",
+        stream,
+        ">",
+      )) as [string, [string, string[]][]][];
       const copyId = reply[0]?.[1][0]?.[0] ?? "";
       consumerDeliveries += 1;
       await redis.call("XCLAIM", stream, "workers", "c2", 0, copyId, "IDLE", 3_600_000, "JUSTID");
@@ -74,7 +116,12 @@ describe("sweepOnce: requeue", () => {
     expect(consumerDeliveries).toBe(3);
 
     const result = await sweepOnce(group, context, neverAborted);
-    expect(result).toMatchObject({ claimed: 1, requeued: 0, deadLettered: 1, deadLetteredMaxDeliveries: 1 });
+    expect(result).toMatchObject({
+      claimed: 1,
+      requeued: 0,
+      deadLettered: 1,
+      deadLetteredMaxDeliveries: 1,
+    });
     const [deadLetter] = await streamEntries(redis, group.deadLetterStream);
     expect(deadLetter?.raw.slice(0, 14)).toEqual([
       "x-original-id",
@@ -125,7 +172,11 @@ describe("sweepOnce: ghosts", () => {
     await redis.xtrim(stream, "MAXLEN", 6); // 9 left after XDEL: removes the three oldest
     const { logger, lines } = captureLogger();
 
-    const result = await sweepOnce(groupConfig(stream), sweepContext(redis, { logger }), neverAborted);
+    const result = await sweepOnce(
+      groupConfig(stream),
+      sweepContext(redis, { logger }),
+      neverAborted,
+    );
 
     const expectedGhosts = [ids[0], ids[1], ids[2], ids[5]];
     expect(result.ghosts).toBe(4);
