@@ -15,8 +15,6 @@ export const REDACTED_PATHS: readonly string[] = [
   "error.command.args",
   "err.args",
   "error.args",
-  "*.url",
-  "url",
 ];
 
 /** One root logger per process; components take `logger.child({ component })`. */

@@ -1,0 +1,83 @@
+import { Registry } from "prom-client";
+import type { JanitorConfig } from "../config/types.js";
+import { Supervisor } from "../daemon/Supervisor.js";
+import { Lease } from "../lease/Lease.js";
+import { createLogger } from "../logging/createLogger.js";
+import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
+import { createRedisClient } from "../redis/createRedisClient.js";
+import { detectCapabilities } from "../redis/detectCapabilities.js";
+import { registerScripts } from "../redis/scriptedRedis.js";
+import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
+import { resolveGroup } from "../sweep/resolveGroup.js";
+import { EXIT } from "./exitCodes.js";
+import { readVersion } from "./readVersion.js";
+
+function describeGroup(summary: GroupSummary): string {
+  const name = `${summary.stream}/${summary.group}`;
+  if ("error" in summary) return `${name}: error: ${summary.error}`;
+  const { claimed, requeued, reassigned, deadLettered, ghosts, complete } = summary;
+  return (
+    `${name}: claimed ${claimed}, requeued ${requeued}, reassigned ${reassigned}, ` +
+    `dead-lettered ${deadLettered}, ghosts ${ghosts}${complete ? "" : " (budget reached before the end of the PEL)"}`
+  );
+}
+
+/**
+ * `stream-janitor sweep`: one pass over every group under the lease, then exit. With --json the
+ * summary is the only thing on stdout (logs go to stderr).
+ */
+export async function runSweepCommand(
+  config: JanitorConfig,
+  options: { json: boolean },
+): Promise<number> {
+  const logger = createLogger(config.log.level, options.json ? process.stderr : undefined);
+  const connection = (name: string, commandTimeoutMs: number) =>
+    createRedisClient({
+      ...config.redis,
+      connectionName: `stream-janitor:${name}`,
+      commandTimeoutMs,
+      logger,
+    });
+  const sweepRedis = registerScripts(connection("sweep", 10_000));
+  const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50));
+  const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
+  let supervisor: Supervisor | undefined;
+  const onSignal = (): void => void supervisor?.stop();
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  try {
+    await detectCapabilities(sweepRedis);
+    const term = await lease.tryAcquireOnce();
+    if (term === undefined) {
+      process.stderr.write(
+        `stream-janitor: the lease ${config.lease.key} is held by another process; not sweeping\n`,
+      );
+      return EXIT.leaseHeld;
+    }
+    supervisor = new Supervisor({
+      groups: config.groups.map(resolveGroup),
+      redis: sweepRedis,
+      logger,
+      metrics: createJanitorMetrics(new Registry(), readVersion()),
+      ...config.sweep,
+      currentTerm: () => lease.term,
+    });
+    const results = (await supervisor.supervise(term)) ?? [];
+    const summary = { groups: results.map(toSummary) };
+    if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    else for (const group of summary.groups) process.stdout.write(`${describeGroup(group)}\n`);
+    return results.some((result) => result.error !== undefined) ? EXIT.failure : EXIT.ok;
+  } catch (error) {
+    process.stderr.write(
+      `stream-janitor: sweep failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return EXIT.failure;
+  } finally {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+    await supervisor?.stop();
+    await lease.stop();
+    sweepRedis.disconnect();
+    leaseRedis.disconnect();
+  }
+}

@@ -1,0 +1,210 @@
+import type convict from "convict";
+import { ConfigError } from "./ConfigError.js";
+import { GROUP_ACTIONS, type GroupConfig, type JanitorConfig } from "./types.js";
+
+/** What a value must satisfy, in words (for ConfigError) and as a predicate. */
+interface Check {
+  readonly expected: string;
+  readonly test: (value: unknown) => boolean;
+}
+
+/**
+ * One configuration value. `format` is what convict runs; `test` and `expected` are the same
+ * check kept apart so that loadConfig can run it on raw file values, before convict turns
+ * numeric-looking strings into numbers, and report the key precisely.
+ * (A type alias, not an interface, so that it is assignable to convict's indexed SchemaObj.)
+ */
+export type LeafSpec<T = unknown> = {
+  default: T;
+  doc: string;
+  expected: string;
+  test: (value: unknown) => boolean;
+  format: (value: unknown) => void;
+  env?: string;
+  sensitive?: boolean;
+  /** No usable default: the key must be given (group stream and group names). */
+  required?: boolean;
+};
+
+export type SectionSpec = Readonly<Record<string, LeafSpec>>;
+
+/** The convict view of the configuration: groups are a plain list, checked by loadConfig. */
+export type ConvictShape = Omit<JanitorConfig, "groups"> & { groups: unknown[] };
+
+/** setTimeout silently turns longer delays into 1 ms, so durations used as timers stop here. */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
+export const LOG_LEVELS: readonly string[] = [
+  "fatal",
+  "error",
+  "warn",
+  "info",
+  "debug",
+  "trace",
+  "silent",
+];
+
+const anyString: Check = { expected: "a string", test: (v) => typeof v === "string" };
+
+const nonEmptyString: Check = {
+  expected: "a non-empty string",
+  test: (v) => typeof v === "string" && v.length > 0,
+};
+
+function integer(min: number, max?: number): Check {
+  return {
+    expected: max === undefined ? `an integer >= ${min}` : `an integer between ${min} and ${max}`,
+    test: (v) =>
+      typeof v === "number" &&
+      Number.isSafeInteger(v) &&
+      v >= min &&
+      (max === undefined || v <= max),
+  };
+}
+
+const duration: Check = {
+  expected: `an integer number of milliseconds between 1 and ${MAX_DURATION_MS}`,
+  test: integer(1, MAX_DURATION_MS).test,
+};
+
+function oneOf(values: readonly string[]): Check {
+  return {
+    expected: `one of ${values.join(", ")}`,
+    test: (v) => typeof v === "string" && values.includes(v),
+  };
+}
+
+// Lower-case schemes only: code elsewhere may decide on TLS by looking for "rediss://".
+const redisUrl: Check = {
+  expected: "a URL starting with redis:// or rediss://",
+  test: (v) => typeof v === "string" && /^rediss?:\/\//u.test(v) && URL.canParse(v),
+};
+
+const list: Check = { expected: "a list of groups", test: (v) => Array.isArray(v) };
+
+function leaf<T>(
+  defaultValue: T,
+  doc: string,
+  check: Check,
+  extra: { env?: string; sensitive?: boolean; required?: boolean } = {},
+): LeafSpec<T> {
+  return {
+    default: defaultValue,
+    doc,
+    expected: check.expected,
+    test: check.test,
+    format: (value: unknown) => {
+      if (!check.test(value)) throw new Error(check.expected);
+    },
+    ...extra,
+  };
+}
+
+/** Contract section 3. Environment overrides are convict's `env`; they beat the file. */
+export const janitorSchema = {
+  redis: {
+    url: leaf("redis://127.0.0.1:6379", "Redis URL; rediss:// for TLS", redisUrl, {
+      env: "STREAM_JANITOR_REDIS_URL",
+    }),
+    password: leaf("", "Redis password; prefer passwordFile", anyString, {
+      env: "STREAM_JANITOR_REDIS_PASSWORD",
+      sensitive: true,
+    }),
+    passwordFile: leaf("", "file holding the Redis password; wins over password", anyString, {
+      env: "STREAM_JANITOR_REDIS_PASSWORD_FILE",
+    }),
+  },
+  http: {
+    host: leaf("0.0.0.0", "address of /metrics, /livez, /readyz", nonEmptyString, {
+      env: "STREAM_JANITOR_HTTP_HOST",
+    }),
+    // 0 asks the kernel for a free port, which tests rely on.
+    port: leaf(9478, "port of /metrics, /livez, /readyz", integer(0, 65535), {
+      env: "STREAM_JANITOR_HTTP_PORT",
+    }),
+  },
+  log: {
+    level: leaf("info", "pino level", oneOf(LOG_LEVELS), { env: "STREAM_JANITOR_LOG_LEVEL" }),
+  },
+  lease: {
+    key: leaf("stream-janitor:lease", "Redis key of the leader lease", nonEmptyString),
+    ttlMs: leaf(15000, "how long a crashed leader blocks take-over", duration),
+    renewDeadlineMs: leaf(10000, "the leader stops acting if not renewed for this long", duration),
+    retryPeriodMs: leaf(2000, "renew cadence; standby acquire cadence", duration),
+  },
+  sweep: {
+    intervalMs: leaf(30000, "time between sweeps", duration),
+    batchSize: leaf(100, "XAUTOCLAIM COUNT per call", integer(1, 10000)),
+    maxEntriesPerGroup: leaf(100000, "claim budget per group and sweep", integer(1)),
+  },
+  groups: leaf<unknown[]>([], "stream/group pairs to keep healthy", list),
+} satisfies convict.Schema<ConvictShape>;
+
+/** One element of `groups`. convict has no notion of array items, so loadConfig applies it. */
+export const groupSchema = {
+  stream: leaf("", "source stream", nonEmptyString, { required: true }),
+  group: leaf("", "consumer group", nonEmptyString, { required: true }),
+  minIdleMs: leaf(60000, "only entries idle at least this long are claimed", duration),
+  maxDeliveries: leaf(5, "dead-letter once delivered this many times", integer(1)),
+  action: leaf("requeue", "what to do with claimed entries", oneOf(GROUP_ACTIONS)),
+  requeueStream: leaf("", "empty: the source stream", anyString),
+  deadLetterStream: leaf("", "empty: a stream in the source's hash slot", anyString),
+  deadLetterMaxLen: leaf(100000, "approximate cap on the dead-letter stream", integer(1)),
+} satisfies SectionSpec;
+
+export function isLeaf(node: SectionSpec | LeafSpec): node is LeafSpec {
+  return Object.hasOwn(node, "default");
+}
+
+/** Every leaf of the top-level schema with its dotted path. */
+export function schemaLeaves(): [path: string, spec: LeafSpec][] {
+  const leaves: [string, LeafSpec][] = [];
+  for (const [name, node] of Object.entries<SectionSpec | LeafSpec>(janitorSchema)) {
+    if (isLeaf(node)) leaves.push([name, node]);
+    else for (const [key, spec] of Object.entries(node)) leaves.push([`${name}.${key}`, spec]);
+  }
+  return leaves;
+}
+
+/** The rules that span several keys, which neither convict nor a per-key check can express. */
+export function checkCrossKeyRules(config: Pick<JanitorConfig, "lease" | "groups">): void {
+  checkLeaseRule(config.lease);
+  checkGroupRules(config.groups);
+}
+
+/** client-go's leader-election rule, with the same choice of which key to blame. */
+function checkLeaseRule(lease: JanitorConfig["lease"]): void {
+  const rule = "rule: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs";
+  if (lease.ttlMs <= lease.renewDeadlineMs) {
+    const expected = `more than lease.renewDeadlineMs (${lease.renewDeadlineMs}); ${rule}`;
+    throw new ConfigError("lease.ttlMs", lease.ttlMs, expected);
+  }
+  // Integer arithmetic: 1.2 * 3 is 3.5999999999999996 in floating point.
+  if (lease.renewDeadlineMs * 5 <= lease.retryPeriodMs * 6) {
+    const bound = (lease.retryPeriodMs * 6) / 5;
+    const expected = `more than 1.2 * lease.retryPeriodMs (${bound}); ${rule}`;
+    throw new ConfigError("lease.renewDeadlineMs", lease.renewDeadlineMs, expected);
+  }
+}
+
+function checkGroupRules(groups: readonly GroupConfig[]): void {
+  const seen = new Map<string, number>();
+  groups.forEach((group, index) => {
+    const path = `groups[${index}]`;
+    const pair = JSON.stringify([group.stream, group.group]);
+    const earlier = seen.get(pair);
+    if (earlier !== undefined) {
+      const expected = `a stream/group pair not configured already (groups[${earlier}] has it)`;
+      throw new ConfigError(path, { stream: group.stream, group: group.group }, expected);
+    }
+    seen.set(pair, index);
+    // Dead letters written where the group (or its requeue target) reads would come back.
+    const { deadLetterStream, stream, requeueStream, action } = group;
+    const feedsBack =
+      deadLetterStream === stream || (action === "requeue" && deadLetterStream === requeueStream);
+    if (deadLetterStream !== "" && feedsBack) {
+      const expected = `a stream other than the source stream and the requeue stream (dead letters would be delivered again)`;
+      throw new ConfigError(`${path}.deadLetterStream`, deadLetterStream, expected);
+    }
+  });
+}

@@ -1,0 +1,273 @@
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { hostname } from "node:os";
+import { performance } from "node:perf_hooks";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { ActiveTerm } from "./ActiveTerm.js";
+import { LeaseLock, type AcquireResult } from "./LeaseLock.js";
+import { realTimers, sleep, type Timers } from "./timers.js";
+import type { Fence, LeaderTerm, LeaseEvents, LostReason } from "./types.js";
+
+export interface LeaseOptions {
+  /** A connection of its own, with a short commandTimeout: renewals must not queue behind sweeps. */
+  redis: Redis;
+  key: string;
+  /** Validated elsewhere: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs. */
+  ttlMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  logger: Logger;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  /** Monotonic clock in ms; performance.now() unless a test injects one. */
+  now?: () => number;
+  timers?: Timers;
+}
+
+/** Holder identity in the key: readable by operators (`GET`), unique per candidacy. */
+function newValue(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(12).toString("hex")}`;
+}
+
+/**
+ * Leader election in the style of Kubernetes client-go: standbys try to acquire every
+ * retryPeriodMs (+0-20 % jitter), the leader renews every retryPeriodMs and stops acting when no
+ * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term).
+ */
+export class Lease extends EventEmitter<LeaseEvents> {
+  private readonly options: LeaseOptions;
+  private readonly lock: LeaseLock;
+  private readonly log: Logger;
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly timers: Timers;
+  private readonly stopController = new AbortController();
+  private mode: "idle" | "elect" | "hold" = "idle";
+  private loop: Promise<void> | undefined;
+  private attempt: Promise<ActiveTerm | undefined> | undefined;
+  private stopping: Promise<void> | undefined;
+  private active: ActiveTerm | undefined;
+  /**
+   * One value per candidacy, reused by every attempt until it wins: an attempt whose reply was
+   * lost may have succeeded, and the next attempt then finds our value in Redis and adopts it.
+   */
+  private candidateValue = newValue();
+  /** An attempt with candidateValue had an unknown outcome: release it on stop. */
+  private candidateMaybeHeld = false;
+  /** Value of a term that ended without Redis saying it was gone: release before the next try. */
+  private staleValue: string | undefined;
+  private redisFailing = false;
+
+  constructor(options: LeaseOptions) {
+    super();
+    this.options = options;
+    this.lock = new LeaseLock(options.redis, options.key, options.ttlMs);
+    this.log = options.logger.child({ component: "lease", key: options.key });
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? (() => performance.now());
+    this.timers = options.timers ?? realTimers;
+  }
+
+  get term(): LeaderTerm | undefined {
+    return this.active?.view;
+  }
+
+  get isLeader(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** `{ key, value }` for the fence check of mutating scripts, while leader. */
+  get fence(): Fence | undefined {
+    return this.active?.view.fence;
+  }
+
+  /** Begins the standby/leader loop. Idempotent; a stopped Lease cannot be started again. */
+  start(): void {
+    if (this.stopController.signal.aborted) throw new Error("Lease: start() after stop()");
+    if (this.mode === "hold") throw new Error("Lease: start() after tryAcquireOnce()");
+    if (this.mode === "elect") return;
+    this.mode = "elect";
+    this.spawnLoop();
+  }
+
+  /**
+   * One acquire attempt (for the one-shot `sweep`): the term, or undefined when another process
+   * holds the lease. Rejects when Redis could not answer, so callers can tell "held" from "down".
+   * A won term is renewed until stop() or its loss; after a loss nothing is retried.
+   */
+  async tryAcquireOnce(): Promise<LeaderTerm | undefined> {
+    if (this.stopController.signal.aborted) throw new Error("Lease: tryAcquireOnce() after stop()");
+    if (this.mode === "elect") throw new Error("Lease: tryAcquireOnce() after start()");
+    if (this.active !== undefined) return this.active.view;
+    this.mode = "hold";
+    this.attempt ??= this.acquireAttempt().finally(() => {
+      this.attempt = undefined;
+    });
+    const won = await this.attempt;
+    if (won !== undefined && !won.ended && this.loop === undefined) this.spawnLoop();
+    return won?.view;
+  }
+
+  /** Aborts the term first (stop acting), then awaits the loop, then releases. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopController.abort();
+    if (this.active !== undefined) this.endTerm(this.active, "stopped");
+    await this.loop;
+    await this.attempt?.catch(() => undefined);
+    await this.releaseStale();
+    if (this.candidateMaybeHeld) await this.releaseQuietly(this.candidateValue);
+    this.log.info("lease stopped");
+  }
+
+  private spawnLoop(): void {
+    const loop = this.runLoop();
+    this.loop = loop;
+    void loop.finally(() => {
+      if (this.loop === loop) this.loop = undefined;
+    });
+  }
+
+  /** Never rejects: every step handles its own errors. */
+  private async runLoop(): Promise<void> {
+    const stop = this.stopController.signal;
+    try {
+      while (!stop.aborted) {
+        const term = this.active;
+        if (term !== undefined) {
+          await this.renewStep(term);
+          continue;
+        }
+        if (this.mode === "hold") return;
+        await this.releaseStale();
+        const won = await this.acquireAttempt().catch((error: unknown) => {
+          this.noteFailure(error, "acquire");
+          return undefined;
+        });
+        if (won === undefined) {
+          const period = this.options.retryPeriodMs * (1 + 0.2 * this.random());
+          await sleep(this.timers, period, [stop]);
+        }
+      }
+    } catch (error) {
+      this.log.error({ err: error }, "lease loop failed; no further acquisition or renewal");
+    }
+  }
+
+  private async acquireAttempt(): Promise<ActiveTerm | undefined> {
+    const value = this.candidateValue;
+    const sentAt = this.now();
+    let result: AcquireResult;
+    try {
+      result = await this.lock.acquire(value);
+    } catch (error) {
+      this.candidateMaybeHeld = true;
+      throw error;
+    }
+    this.noteSuccess();
+    if (result.status === "held") return undefined;
+    if (this.stopController.signal.aborted) {
+      await this.releaseQuietly(value);
+      return undefined;
+    }
+    if (sentAt + this.options.renewDeadlineMs <= this.now()) {
+      // Answered too late to act on; the key holds our value, so the next attempt adopts it.
+      this.candidateMaybeHeld = true;
+      this.log.warn("lease acquired after the renew deadline; not acting on it");
+      return undefined;
+    }
+    const term = new ActiveTerm({
+      fence: { key: this.options.key, value },
+      fencingToken: result.fencingToken,
+      acquireSentAt: sentAt,
+      renewDeadlineMs: this.options.renewDeadlineMs,
+      timers: this.timers,
+      now: this.now,
+      onDeadline: (ended) => this.endTerm(ended, "renew-deadline"),
+    });
+    this.active = term;
+    this.candidateValue = newValue();
+    this.candidateMaybeHeld = false;
+    const adopted = result.status === "adopted";
+    this.log.info({ fencingToken: result.fencingToken, adopted }, "lease acquired");
+    this.emitSafely("acquired", term.view);
+    return term;
+  }
+
+  private async renewStep(term: ActiveTerm): Promise<void> {
+    const stop = this.stopController.signal;
+    const wait = term.lastAttemptSentAt + this.options.retryPeriodMs - this.now();
+    await sleep(this.timers, wait, [stop, term.signal]);
+    if (stop.aborted || term.ended) return;
+    const sentAt = this.now();
+    term.lastAttemptSentAt = sentAt;
+    let ours: boolean;
+    try {
+      ours = await this.lock.extend(term.value);
+    } catch (error) {
+      // Unknown outcome: keep trying; the deadline timer decides when to give up.
+      if (!term.ended) this.noteFailure(error, "renew", { remainingMs: term.remainingMs() });
+      return;
+    }
+    this.noteSuccess();
+    if (term.ended) return; // a late answer cannot revive a term whose deadline passed
+    if (ours) term.renewed(sentAt);
+    else this.endTerm(term, "lease-taken");
+  }
+
+  private endTerm(term: ActiveTerm, reason: LostReason): void {
+    if (!term.end(reason)) return;
+    if (this.active === term) this.active = undefined;
+    // Redis may still hold our value (slow, or we are stopping): compare-and-delete it later so a
+    // standby need not wait for the TTL. After "lease-taken" the key is not ours to delete.
+    if (reason !== "lease-taken") this.staleValue = term.value;
+    const fields = { reason, fencingToken: term.view.fencingToken };
+    if (reason === "stopped") this.log.info(fields, "lease given up");
+    else this.log.warn(fields, "lease lost");
+    this.emitSafely("lost", reason, term.view);
+  }
+
+  private async releaseStale(): Promise<void> {
+    const value = this.staleValue;
+    if (value === undefined) return;
+    this.staleValue = undefined;
+    await this.releaseQuietly(value);
+  }
+
+  private async releaseQuietly(value: string): Promise<void> {
+    try {
+      const released = await this.lock.release(value);
+      if (value === this.candidateValue) this.candidateMaybeHeld = false;
+      this.log.debug({ released }, "lease release");
+    } catch (error) {
+      this.log.debug({ err: error }, "lease release failed; the key expires by its TTL");
+    }
+  }
+
+  /** A listener that throws must not break the loop or the deadline timer. */
+  private emitSafely<E extends keyof LeaseEvents>(event: E, ...args: LeaseEvents[E]): void {
+    try {
+      (this.emit as (event: E, ...args: LeaseEvents[E]) => boolean)(event, ...args);
+    } catch (error) {
+      this.log.error({ err: error, event }, "lease event listener threw");
+    }
+  }
+
+  /** Warn once when Redis starts failing, not at every retry period while it stays down. */
+  private noteFailure(error: unknown, operation: string, extra: object = {}): void {
+    const fields = { err: error, operation, ...extra };
+    if (this.redisFailing) this.log.debug(fields, "lease command failed");
+    else this.log.warn(fields, "lease command failed");
+    this.redisFailing = true;
+  }
+
+  private noteSuccess(): void {
+    if (this.redisFailing) this.log.info("lease commands succeed again");
+    this.redisFailing = false;
+  }
+}

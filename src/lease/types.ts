@@ -1,0 +1,36 @@
+/** What mutating scripts check (`GET key == value`) before they change anything. */
+export interface Fence {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** One term of leadership: act only while `signal` is not aborted. */
+export interface LeaderTerm {
+  /** Aborted (with a LeaseLostError) the moment this process must stop acting as leader. */
+  readonly signal: AbortSignal;
+  readonly fence: Fence;
+  /** Increases with every acquisition of the lease, whoever acquires it. */
+  readonly fencingToken: number;
+}
+
+/**
+ * - `renew-deadline`: no renewal succeeded for renewDeadlineMs (Redis slow or unreachable);
+ * - `lease-taken`: a renewal found the key gone or holding another value;
+ * - `stopped`: stop() was called.
+ */
+export type LostReason = "renew-deadline" | "lease-taken" | "stopped";
+
+export class LeaseLostError extends Error {
+  readonly reason: LostReason;
+  constructor(reason: LostReason) {
+    super(`lease lost: ${reason}`);
+    this.name = "LeaseLostError";
+    this.reason = reason;
+  }
+}
+
+/** Typed events of a Lease. */
+export interface LeaseEvents {
+  acquired: [term: LeaderTerm];
+  lost: [reason: LostReason, term: LeaderTerm];
+}

@@ -1,0 +1,153 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+
+/**
+ * Every metric family, defined in one table (contract section 5 plus the age-based extras).
+ * Counters move only on the leader; gauges are set by every replica's collector.
+ */
+const GROUP = ["stream", "group"] as const;
+type GroupLabels = (typeof GROUP)[number];
+
+export interface JanitorMetrics {
+  readonly registry: Registry;
+  readonly pendingEntries: Gauge<GroupLabels>;
+  readonly pendingMaxIdleSeconds: Gauge<GroupLabels>;
+  readonly pendingOldestAgeSeconds: Gauge<GroupLabels>;
+  readonly pendingMaxDeliveries: Gauge<GroupLabels>;
+  readonly lagEntries: Gauge<GroupLabels>;
+  readonly lagValid: Gauge<GroupLabels>;
+  readonly lagSeconds: Gauge<GroupLabels>;
+  readonly trimHeadroomSeconds: Gauge<GroupLabels>;
+  readonly streamLengthEntries: Gauge<"stream">;
+  readonly deadLetterLengthEntries: Gauge<GroupLabels>;
+  readonly consumerPendingEntries: Gauge<GroupLabels | "consumer">;
+  readonly claimedEntries: Counter<GroupLabels>;
+  readonly requeuedEntries: Counter<GroupLabels>;
+  readonly reassignedEntries: Counter<GroupLabels>;
+  readonly deadLetteredEntries: Counter<GroupLabels | "reason">;
+  readonly ghostEntries: Counter<GroupLabels>;
+  readonly sweeps: Counter<GroupLabels>;
+  readonly sweepFailures: Counter<GroupLabels | "kind">;
+  readonly sweepDurationSeconds: Histogram<GroupLabels>;
+  readonly lastSweepSuccessTimestampSeconds: Gauge<GroupLabels>;
+  readonly leader: Gauge;
+  readonly fencingToken: Gauge;
+  readonly redisUp: Gauge;
+  readonly buildInfo: Gauge<"version">;
+}
+
+export function createJanitorMetrics(registry: Registry, version: string): JanitorMetrics {
+  const registers = [registry];
+  const gauge = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+  ): Gauge<L> => new Gauge({ name: `stream_janitor_${name}`, help, labelNames, registers });
+  const counter = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+  ): Counter<L> => new Counter({ name: `stream_janitor_${name}`, help, labelNames, registers });
+
+  const metrics: JanitorMetrics = {
+    registry,
+    pendingEntries: gauge(
+      "pending_entries",
+      "Entries in the group's pending entries list (XPENDING count).",
+      GROUP,
+    ),
+    pendingMaxIdleSeconds: gauge(
+      "pending_max_idle_seconds",
+      "Largest idle time in the group's PEL, from a paged full scan of the PEL on its own cadence, so up to one scan interval old.",
+      GROUP,
+    ),
+    pendingOldestAgeSeconds: gauge(
+      "pending_oldest_age_seconds",
+      "Age of the oldest pending id (Redis TIME minus the id's millisecond part), read at scrape time.",
+      GROUP,
+    ),
+    pendingMaxDeliveries: gauge(
+      "pending_max_deliveries",
+      "Largest delivery count in the group's PEL, from the same paged scan as pending_max_idle_seconds.",
+      GROUP,
+    ),
+    lagEntries: gauge(
+      "lag_entries",
+      "XINFO GROUPS lag; no sample while Redis reports it as null.",
+      GROUP,
+    ),
+    lagValid: gauge(
+      "lag_valid",
+      "1 when Redis reports the group's lag, 0 when it is null or unsupported.",
+      GROUP,
+    ),
+    lagSeconds: gauge(
+      "lag_seconds",
+      "Age of the oldest entry not yet delivered to the group (0 when nothing is waiting), read at scrape time.",
+      GROUP,
+    ),
+    trimHeadroomSeconds: gauge(
+      "trim_headroom_seconds",
+      "Time between the stream's first entry and the oldest entry the group still needs; at 0, trimming creates ghosts.",
+      GROUP,
+    ),
+    streamLengthEntries: gauge("stream_length_entries", "XLEN of the stream.", ["stream"]),
+    deadLetterLengthEntries: gauge(
+      "dead_letter_length_entries",
+      "XLEN of the group's dead-letter stream.",
+      GROUP,
+    ),
+    consumerPendingEntries: gauge(
+      "consumer_pending_entries",
+      "Pending entries per consumer (only with metrics.perConsumer; bounded).",
+      [...GROUP, "consumer"],
+    ),
+    claimedEntries: counter("claimed_entries_total", "Entries claimed by sweeps.", GROUP),
+    requeuedEntries: counter("requeued_entries_total", "Entries requeued as copies.", GROUP),
+    reassignedEntries: counter(
+      "reassigned_entries_total",
+      "Entries transferred to a live consumer.",
+      GROUP,
+    ),
+    deadLetteredEntries: counter(
+      "dead_lettered_entries_total",
+      "Entries moved to the dead-letter stream, by reason (max-deliveries or action).",
+      [...GROUP, "reason"],
+    ),
+    ghostEntries: counter(
+      "ghost_entries_total",
+      "Pending ids XAUTOCLAIM reported as deleted: their bodies were trimmed or XDELed (data lost).",
+      GROUP,
+    ),
+    sweeps: counter("sweeps_total", "Finished sweeps of one group, successful or not.", GROUP),
+    sweepFailures: counter("sweep_failures_total", "Failed sweeps, by kind of failure.", [
+      ...GROUP,
+      "kind",
+    ]),
+    sweepDurationSeconds: new Histogram({
+      name: "stream_janitor_sweep_duration_seconds",
+      help: "Duration of one sweep of one group.",
+      labelNames: GROUP,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30],
+      registers,
+    }),
+    lastSweepSuccessTimestampSeconds: gauge(
+      "last_sweep_success_timestamp_seconds",
+      "Unix time of the group's last successful sweep by this process.",
+      GROUP,
+    ),
+    leader: gauge("leader", "1 while this process holds the lease.", []),
+    fencingToken: gauge(
+      "fencing_token",
+      "Fencing token of this process's current or last lease term.",
+      [],
+    ),
+    redisUp: gauge("redis_up", "1 when the last Redis round trip succeeded.", []),
+    buildInfo: gauge("build_info", "Always 1; the version label says which build runs.", [
+      "version",
+    ]),
+  };
+  metrics.buildInfo.set({ version }, 1);
+  metrics.leader.set(0);
+  metrics.redisUp.set(0);
+  return metrics;
+}

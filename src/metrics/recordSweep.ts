@@ -1,0 +1,27 @@
+import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
+import type { JanitorMetrics } from "./janitorMetrics.js";
+
+/** Turns one group's sweep result into counter increments (the leader's view of its work). */
+export function recordSweep(
+  metrics: JanitorMetrics,
+  result: GroupSweepResult,
+  wallClockMs: number,
+): void {
+  const labels = { stream: result.stream, group: result.group };
+  metrics.claimedEntries.inc(labels, result.claimed);
+  metrics.requeuedEntries.inc(labels, result.requeued);
+  metrics.reassignedEntries.inc(labels, result.reassigned);
+  metrics.deadLetteredEntries.inc(
+    { ...labels, reason: "max-deliveries" },
+    result.deadLetteredMaxDeliveries,
+  );
+  metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, result.deadLetteredAction);
+  metrics.ghostEntries.inc(labels, result.ghosts);
+  metrics.sweepDurationSeconds.observe(labels, result.durationMs / 1000);
+  metrics.sweeps.inc(labels);
+  if (result.error === undefined) {
+    metrics.lastSweepSuccessTimestampSeconds.set(labels, wallClockMs / 1000);
+  } else {
+    metrics.sweepFailures.inc({ ...labels, kind: result.errorKind ?? "redis" });
+  }
+}
