@@ -31,15 +31,16 @@ export async function runSweepCommand(
   options: { json: boolean },
 ): Promise<number> {
   const logger = createLogger(config.log.level, options.json ? process.stderr : undefined);
-  const connection = (name: string, commandTimeoutMs: number) =>
+  const connection = (name: string, commandTimeoutMs: number, failFast = false) =>
     createRedisClient({
       ...config.redis,
       connectionName: `stream-janitor:${name}`,
       commandTimeoutMs,
       logger,
+      failFast,
     });
   const sweepRedis = registerScripts(connection("sweep", 10_000));
-  const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50));
+  const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
   const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
   let supervisor: Supervisor | undefined;
   const onSignal = (): void => void supervisor?.stop();

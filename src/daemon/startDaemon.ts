@@ -45,12 +45,13 @@ export async function startDaemon(
   try {
     const registry = new Registry();
     const metrics = createJanitorMetrics(registry, version);
-    const connection = (name: string, commandTimeoutMs: number): Redis => {
+    const connection = (name: string, commandTimeoutMs: number, failFast = false): Redis => {
       const client = createRedisClient({
         ...config.redis,
         connectionName: `stream-janitor:${name}`,
         commandTimeoutMs,
         logger,
+        failFast,
       });
       teardown.push(`redis:${name}`, () => client.disconnect());
       return client;
@@ -58,7 +59,7 @@ export async function startDaemon(
     const sweepRedis = registerScripts(connection("sweep", SWEEP_COMMAND_TIMEOUT_MS));
     const metricsRedis = connection("metrics", METRICS_COMMAND_TIMEOUT_MS);
     // Renewals must fail fast: a reply slower than one retry period is as good as none.
-    const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50));
+    const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
 
     const groups = config.groups.map(resolveGroup);
     for (const group of groups) {

@@ -2,28 +2,14 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { performance } from "node:perf_hooks";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { ActiveTerm } from "./ActiveTerm.js";
 import { LeaseLock, type AcquireResult } from "./LeaseLock.js";
+import { OutageLog } from "./OutageLog.js";
 import { realTimers, sleep, type Timers } from "./timers.js";
-import type { Fence, LeaderTerm, LeaseEvents, LostReason } from "./types.js";
+import type { Fence, LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
 
-export interface LeaseOptions {
-  /** A connection of its own, with a short commandTimeout: renewals must not queue behind sweeps. */
-  redis: Redis;
-  key: string;
-  /** Validated elsewhere: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs. */
-  ttlMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  logger: Logger;
-  /** Jitter source, [0, 1). */
-  random?: () => number;
-  /** Monotonic clock in ms; performance.now() unless a test injects one. */
-  now?: () => number;
-  timers?: Timers;
-}
+export type { LeaseOptions };
 
 /** Holder identity in the key: readable by operators (`GET`), unique per candidacy. */
 function newValue(): string {
@@ -57,7 +43,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private candidateMaybeHeld = false;
   /** Value of a term that ended without Redis saying it was gone: release before the next try. */
   private staleValue: string | undefined;
-  private redisFailing = false;
+  private readonly outage: OutageLog;
 
   constructor(options: LeaseOptions) {
     super();
@@ -67,6 +53,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
     this.timers = options.timers ?? realTimers;
+    this.outage = new OutageLog(this.log);
   }
 
   get term(): LeaderTerm | undefined {
@@ -146,7 +133,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
         if (this.mode === "hold") return;
         await this.releaseStale();
         const won = await this.acquireAttempt().catch((error: unknown) => {
-          this.noteFailure(error, "acquire");
+          this.outage.failed(error, "acquire");
           return undefined;
         });
         if (won === undefined) {
@@ -169,7 +156,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
       this.candidateMaybeHeld = true;
       throw error;
     }
-    this.noteSuccess();
+    this.outage.succeeded();
     if (result.status === "held") return undefined;
     if (this.stopController.signal.aborted) {
       await this.releaseQuietly(value);
@@ -211,10 +198,10 @@ export class Lease extends EventEmitter<LeaseEvents> {
       ours = await this.lock.extend(term.value);
     } catch (error) {
       // Unknown outcome: keep trying; the deadline timer decides when to give up.
-      if (!term.ended) this.noteFailure(error, "renew", { remainingMs: term.remainingMs() });
+      if (!term.ended) this.outage.failed(error, "renew", { remainingMs: term.remainingMs() });
       return;
     }
-    this.noteSuccess();
+    this.outage.succeeded();
     if (term.ended) return; // a late answer cannot revive a term whose deadline passed
     if (ours) term.renewed(sentAt);
     else this.endTerm(term, "lease-taken");
@@ -256,18 +243,5 @@ export class Lease extends EventEmitter<LeaseEvents> {
     } catch (error) {
       this.log.error({ err: error, event }, "lease event listener threw");
     }
-  }
-
-  /** Warn once when Redis starts failing, not at every retry period while it stays down. */
-  private noteFailure(error: unknown, operation: string, extra: object = {}): void {
-    const fields = { err: error, operation, ...extra };
-    if (this.redisFailing) this.log.debug(fields, "lease command failed");
-    else this.log.warn(fields, "lease command failed");
-    this.redisFailing = true;
-  }
-
-  private noteSuccess(): void {
-    if (this.redisFailing) this.log.info("lease commands succeed again");
-    this.redisFailing = false;
   }
 }

@@ -1,3 +1,23 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Timers } from "./timers.js";
+
+export interface LeaseOptions {
+  /** A connection of its own, with a short commandTimeout: renewals must not queue behind sweeps. */
+  redis: Redis;
+  key: string;
+  /** Validated elsewhere: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs. */
+  ttlMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  logger: Logger;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  /** Monotonic clock in ms; performance.now() unless a test injects one. */
+  now?: () => number;
+  timers?: Timers;
+}
+
 /** What mutating scripts check (`GET key == value`) before they change anything. */
 export interface Fence {
   readonly key: string;

@@ -13,6 +13,11 @@ export interface RedisClientOptions {
    */
   commandTimeoutMs: number;
   logger: Logger;
+  /**
+   * Fail commands at once when the connection drops instead of resending them after reconnect:
+   * for the lease, where a late renewal is worse than none.
+   */
+  failFast?: boolean;
 }
 
 /**
@@ -28,7 +33,8 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     commandTimeout: options.commandTimeoutMs,
     connectTimeout: Math.max(options.commandTimeoutMs, 1000),
     // One retry across a reconnect, then fail: the caller decides what a failure means.
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: options.failFast === true ? 0 : 1,
+    autoResendUnfulfilledCommands: options.failFast !== true,
     retryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
     enableOfflineQueue: true,
   });

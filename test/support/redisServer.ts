@@ -55,28 +55,35 @@ function launch(port: number, dir: string, extraArgs: readonly string[]): Promis
   );
   return new Promise((resolve, reject) => {
     let output = "";
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      reject(new Error(`redis-server exited with ${String(code)} before answering: ${output}`));
-    });
+    let ready = false;
     // The server says when it is ready: wait for that line rather than polling or sleeping.
-    const onReady = (chunk: Buffer): void => {
-      if (
-        !chunk.toString().includes("Ready to accept connections") &&
-        !output.includes("Ready to accept connections")
-      )
-        return;
-      child.stdout?.off("data", onReady);
+    // The listener stays: the pipe must keep draining or a chatty server would block on it.
+    const onData = (chunk: Buffer): void => {
+      if (ready) return;
+      output += chunk.toString();
+      if (!output.includes("Ready to accept connections")) return;
+      ready = true;
+      clearTimeout(giveUp);
       child.removeAllListeners("exit");
       child.removeAllListeners("error");
       resolve(child);
     };
-    child.stdout?.on("data", onReady);
+    const giveUp = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`redis-server did not become ready within 10 s: ${output}`));
+    }, 10_000);
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (!ready) output += chunk.toString();
+    });
+    child.once("error", (error) => {
+      clearTimeout(giveUp);
+      reject(error);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(giveUp);
+      reject(new Error(`redis-server exited with ${String(code)} before answering: ${output}`));
+    });
   });
 }
 
@@ -84,6 +91,11 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
   const dir = await mkdtemp(join(tmpdir(), "sj-redis-"));
   const port = await freePort();
   let child = await launch(port, dir, extraArgs);
+  // A worker that dies mid-test must not leave servers behind.
+  const killOnExit = (): void => {
+    child.kill("SIGKILL");
+  };
+  process.once("exit", killOnExit);
   const clients: Redis[] = [];
   const killChild = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -110,6 +122,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
     async stop() {
       for (const c of clients) c.disconnect();
       await killChild();
+      process.off("exit", killOnExit);
       await rm(dir, { recursive: true, force: true });
     },
   };

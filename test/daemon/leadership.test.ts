@@ -1,0 +1,100 @@
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
+import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { testConfig } from "../support/testConfig.js";
+import { waitFor } from "../support/waitFor.js";
+
+let server: RedisServer;
+let redis: Redis;
+const running: DaemonProcess[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = server.client();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((daemon) => daemon.kill()));
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+async function startDaemons(count: number, prefix: string): Promise<DaemonProcess[]> {
+  const config = await writeConfigFile(testConfig(server.url, prefix, [{}]));
+  cleanups.push(config.remove);
+  const daemons = await Promise.all(
+    Array.from({ length: count }, () => DaemonProcess.start(config.path)),
+  );
+  running.push(...daemons);
+  return daemons;
+}
+
+async function leaders(daemons: readonly DaemonProcess[]): Promise<DaemonProcess[]> {
+  const flags = await Promise.all(daemons.map((daemon) => daemon.isLeader()));
+  return daemons.filter((_, i) => flags[i]);
+}
+
+async function soleLeader(
+  daemons: readonly DaemonProcess[],
+  timeoutMs = 10_000,
+): Promise<DaemonProcess> {
+  return waitFor(
+    async () => {
+      const current = await leaders(daemons);
+      return current.length === 1 ? current[0] : undefined;
+    },
+    { timeoutMs, what: "exactly one leader" },
+  );
+}
+
+/** ttlMs + 1.2 * retryPeriodMs of testConfig, plus a margin for process scheduling. */
+const TAKEOVER_BOUND_MS = 1500 + 1.2 * 200 + 500;
+
+describe("leadership across processes", () => {
+  it("keeps exactly one leader among three daemons over many renewals", async () => {
+    const daemons = await startDaemons(3, uniquePrefix("three"));
+    await soleLeader(daemons);
+    // Sample for several TTLs: never two leaders, never a change of leader while all are healthy.
+    const first = await soleLeader(daemons);
+    for (let sample = 0; sample < 30; sample += 1) {
+      const current = await leaders(daemons);
+      expect(current.length).toBeLessThanOrEqual(1);
+      if (current.length === 1) expect(current[0]).toBe(first);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  it("hands over within ttl + 1.2 * retry period after kill -9 of the leader", async () => {
+    const daemons = await startDaemons(2, uniquePrefix("kill9"));
+    const leader = await soleLeader(daemons);
+    const standby = daemons.find((daemon) => daemon !== leader);
+    const killedAt = performance.now();
+    leader.signal("SIGKILL");
+    await waitFor(() => standby?.isLeader(), { timeoutMs: 10_000, what: "the standby to lead" });
+    const takeoverMs = performance.now() - killedAt;
+    console.log(
+      `take-over after kill -9: ${takeoverMs.toFixed(0)} ms (bound ${TAKEOVER_BOUND_MS} ms)`,
+    );
+    expect(takeoverMs).toBeLessThan(TAKEOVER_BOUND_MS);
+  });
+
+  it("releases the lease on SIGTERM, exits 0, and the standby takes over at once", async () => {
+    const prefix = uniquePrefix("sigterm");
+    const daemons = await startDaemons(2, prefix);
+    const leader = await soleLeader(daemons);
+    const standby = daemons.find((daemon) => daemon !== leader);
+    const stoppedAt = performance.now();
+    leader.signal("SIGTERM");
+    expect((await leader.exited).code).toBe(0);
+    await waitFor(() => standby?.isLeader(), { timeoutMs: 10_000, what: "the standby to lead" });
+    const takeoverMs = performance.now() - stoppedAt;
+    console.log(`take-over after SIGTERM: ${takeoverMs.toFixed(0)} ms`);
+    // Released, not expired: well under the TTL.
+    expect(takeoverMs).toBeLessThan(1500);
+    expect(leader.logs.some((line) => line.msg === "stopped")).toBe(true);
+    expect(await redis.get(`${prefix}:lease`)).not.toBeNull();
+  });
+});

@@ -1,0 +1,160 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
+import { companionKey } from "../../src/lease/LeaseLock.js";
+import type { LostReason } from "../../src/lease/types.js";
+import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import {
+  FAST,
+  leaseConnection,
+  nextEvent,
+  RecordingTimers,
+  silentLogger,
+  waitFor,
+} from "./leaseTestKit.js";
+
+let server: RedisServer;
+let admin: Redis;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  admin = server.client();
+});
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+/** A Lease on its own connection; stopped and disconnected after the test. */
+async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
+  const redis = await leaseConnection(server);
+  const timers = new RecordingTimers();
+  const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
+  cleanup.push(async () => {
+    await lease.stop();
+    redis.disconnect();
+  });
+  return { lease, redis, timers };
+}
+
+describe("Lease", () => {
+  it("elects exactly one of three instances, and only the leader has a fence", async () => {
+    const key = uniquePrefix("one-leader");
+    const all = await Promise.all([newLease(key), newLease(key), newLease(key)]);
+    for (const { lease } of all) lease.start();
+    await waitFor(() => all.some(({ lease }) => lease.isLeader));
+    // Several acquire periods later, still exactly one.
+    await delay(FAST.ttlMs);
+    const leaders = all.filter(({ lease }) => lease.isLeader);
+    expect(leaders).toHaveLength(1);
+    const leader = leaders[0]?.lease;
+    expect(leader?.fence).toEqual({ key, value: await admin.get(key) });
+    expect(leader?.term?.fence).toEqual(leader?.fence);
+    for (const { lease } of all) if (lease !== leader) expect(lease.fence).toBeUndefined();
+  });
+
+  it("keeps leadership over several TTLs by renewing", async () => {
+    const key = uniquePrefix("renew");
+    const { lease } = await newLease(key);
+    const losses: LostReason[] = [];
+    lease.on("lost", (reason) => losses.push(reason));
+    lease.start();
+    const [term] = await nextEvent(lease, "acquired");
+    await delay(5 * FAST.ttlMs);
+    expect(losses).toEqual([]);
+    expect(lease.term).toBe(term);
+    expect(lease.term?.signal.aborted).toBe(false);
+    expect(await admin.get(key)).toBe(lease.fence?.value);
+  });
+
+  it("hands over to a standby at once when the leader stops (release)", async () => {
+    const key = uniquePrefix("handover");
+    const slow = { ttlMs: 5_000, renewDeadlineMs: 3_000, retryPeriodMs: 50 };
+    const first = await newLease(key, slow);
+    first.lease.start();
+    await nextEvent(first.lease, "acquired");
+    const second = await newLease(key, slow);
+    second.lease.start();
+    await delay(3 * slow.retryPeriodMs);
+    expect(second.lease.isLeader).toBe(false);
+    const signal = first.lease.term?.signal;
+    const takeover = nextEvent(second.lease, "acquired");
+    const stoppedAt = performance.now();
+    await first.lease.stop();
+    expect(signal?.aborted).toBe(true);
+    await takeover;
+    expect(performance.now() - stoppedAt).toBeLessThan(slow.ttlMs / 5);
+  });
+
+  it.each([
+    ["deleted", (key: string) => admin.del(key)],
+    ["overwritten", (key: string) => admin.set(key, "someone-else", "PX", 10_000)],
+  ])("fires lost and aborts the signal when the key is %s", async (_name, steal) => {
+    const key = uniquePrefix("stolen");
+    const { lease } = await newLease(key);
+    lease.start();
+    const [term] = await nextEvent(lease, "acquired");
+    const lost = nextEvent(lease, "lost");
+    const stolenAt = performance.now();
+    await steal(key);
+    const [reason, lostTerm] = await lost;
+    expect(performance.now() - stolenAt).toBeLessThan(FAST.renewDeadlineMs + 100);
+    expect(reason).toBe("lease-taken");
+    expect(lostTerm).toBe(term);
+    expect(term.signal.aborted).toBe(true);
+    expect(term.signal.reason).toMatchObject({ name: "LeaseLostError", reason: "lease-taken" });
+  });
+
+  it("stays standby while another value holds the key", async () => {
+    const key = uniquePrefix("held");
+    await admin.set(key, "someone-else", "PX", 10_000);
+    const { lease } = await newLease(key);
+    lease.start();
+    await delay(5 * FAST.retryPeriodMs);
+    expect(lease.isLeader).toBe(false);
+    expect(await admin.get(key)).toBe("someone-else");
+  });
+
+  it("increases the fencing token with every acquisition", async () => {
+    const key = uniquePrefix("token");
+    const a = await newLease(key);
+    const b = await newLease(key);
+    a.lease.start();
+    const [first] = await nextEvent(a.lease, "acquired");
+    b.lease.start();
+    const secondAcquired = nextEvent(b.lease, "acquired");
+    await a.lease.stop();
+    const [second] = await secondAcquired;
+    const thirdAcquired = nextEvent(b.lease, "acquired");
+    await admin.del(key);
+    const [third] = await thirdAcquired;
+    expect([first.fencingToken, second.fencingToken, third.fencingToken]).toEqual([1, 2, 3]);
+    expect(await admin.get(companionKey(key, "token"))).toBe("3");
+  });
+
+  it("tryAcquireOnce: undefined while held, else a term renewed until stop()", async () => {
+    const key = uniquePrefix("once");
+    const holder = await newLease(key);
+    holder.lease.start();
+    await nextEvent(holder.lease, "acquired");
+    const oneShot = await newLease(key);
+    expect(await oneShot.lease.tryAcquireOnce()).toBeUndefined();
+    expect(() => oneShot.lease.start()).toThrow(/after tryAcquireOnce/);
+    await holder.lease.stop();
+    const term = await oneShot.lease.tryAcquireOnce();
+    expect(term?.fencingToken).toBe(2);
+    expect(await oneShot.lease.tryAcquireOnce()).toBe(term);
+    await delay(3 * FAST.ttlMs);
+    expect(term?.signal.aborted).toBe(false);
+    expect(await admin.get(key)).toBe(term?.fence.value);
+    await oneShot.lease.stop();
+    expect(term?.signal.aborted).toBe(true);
+    expect(await admin.exists(key)).toBe(0);
+  });
+});

@@ -1,0 +1,124 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
+import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import {
+  countCommands,
+  FAST,
+  leaseConnection,
+  nextEvent,
+  RecordingTimers,
+  silentLogger,
+  waitFor,
+} from "./leaseTestKit.js";
+
+let server: RedisServer;
+let admin: Redis;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  admin = server.client();
+});
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
+  const redis = await leaseConnection(server);
+  const timers = new RecordingTimers();
+  const commands = countCommands(redis);
+  const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
+  cleanup.push(async () => {
+    await lease.stop();
+    redis.disconnect();
+  });
+  return { lease, redis, timers, commands };
+}
+
+const isLeaseCommand = (name: string): boolean => name === "eval" || name === "evalsha";
+
+describe("Lease lifecycle", () => {
+  it("after stop(), leader and standby leave no timer and send no command", async () => {
+    const key = uniquePrefix("no-leak");
+    const leader = await newLease(key);
+    const standby = await newLease(key);
+    leader.lease.start();
+    await nextEvent(leader.lease, "acquired");
+    standby.lease.start();
+    await delay(3 * FAST.retryPeriodMs);
+    expect(standby.commands.count).toBeGreaterThan(1);
+
+    for (const { lease, timers } of [leader, standby]) {
+      const first = lease.stop();
+      expect(lease.stop()).toBe(first); // idempotent: the same shutdown
+      await first;
+      await lease.stop();
+      expect(timers.pending.size).toBe(0);
+    }
+    const sent = [leader.commands.count, standby.commands.count];
+    await delay(4 * FAST.retryPeriodMs);
+    expect([leader.commands.count, standby.commands.count]).toEqual(sent);
+    expect(leader.lease.isLeader).toBe(false);
+  });
+
+  it("start() twice runs a single acquire loop", async () => {
+    const key = uniquePrefix("single-loop");
+    await admin.set(key, "someone-else", "PX", 10_000);
+    const { lease, commands } = await newLease(key, { random: () => 0 });
+    const startedAt = performance.now();
+    lease.start();
+    lease.start();
+    await delay(10 * FAST.retryPeriodMs);
+    const attempts = commands.names().filter(isLeaseCommand).length;
+    const periods = (performance.now() - startedAt) / FAST.retryPeriodMs;
+    expect(attempts).toBeGreaterThanOrEqual(5);
+    expect(attempts).toBeLessThanOrEqual(Math.ceil(periods) + 1);
+  });
+
+  it("refuses start() after stop() and mixing start() with tryAcquireOnce()", async () => {
+    const { lease } = await newLease(uniquePrefix("misuse"));
+    lease.start();
+    await expect(lease.tryAcquireOnce()).rejects.toThrow(/after start/);
+    await lease.stop();
+    expect(() => lease.start()).toThrow(/after stop/);
+  });
+
+  it("waits retryPeriodMs plus up to 20 % jitter between standby attempts", async () => {
+    const key = uniquePrefix("jitter");
+    await admin.set(key, "someone-else", "PX", 10_000);
+    const periods: number[] = [];
+    const timers = new RecordingTimers();
+    const recording = {
+      setTimeout: (callback: () => void, ms: number) => {
+        periods.push(ms);
+        return timers.setTimeout(callback, ms);
+      },
+      clearTimeout: (handle: unknown) => timers.clearTimeout(handle),
+    };
+    const { lease } = await newLease(key, { random: () => 0.999, timers: recording });
+    lease.start();
+    await waitFor(() => periods.length >= 2);
+    expect(periods[0]).toBeCloseTo(FAST.retryPeriodMs * 1.2, 0);
+  });
+
+  it("a listener that throws does not break renewal", async () => {
+    const key = uniquePrefix("bad-listener");
+    const { lease } = await newLease(key);
+    lease.on("acquired", () => {
+      throw new Error("listener bug");
+    });
+    lease.start();
+    await waitFor(() => lease.isLeader);
+    const term = lease.term;
+    await delay(3 * FAST.ttlMs);
+    expect(lease.term).toBe(term);
+    expect(term?.signal.aborted).toBe(false);
+  });
+});

@@ -1,0 +1,151 @@
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
+import { companionKey } from "../../src/lease/LeaseLock.js";
+import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import {
+  FAST,
+  leaseConnection,
+  nextEvent,
+  RecordingTimers,
+  silentLogger,
+  waitFor,
+} from "./leaseTestKit.js";
+
+let server: RedisServer;
+let admin: Redis;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  admin = server.client();
+});
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+/** Margin for timer latency on a busy two-core machine. */
+const MARGIN_MS = 100;
+
+async function newLease(key: string, overrides: Partial<LeaseOptions>, commandTimeout = 100) {
+  const redis = await leaseConnection(server, { commandTimeout });
+  const timers = new RecordingTimers();
+  const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
+  cleanup.push(async () => {
+    redis.disconnect(); // fails whatever is outstanding, so stop() does not wait for it
+    await lease.stop();
+    expect(timers.pending.size).toBe(0);
+  });
+  return { lease, redis };
+}
+
+/** Blocks every client (lease included) for `ms`; the commands already sent stay unanswered. */
+async function pauseRedis(ms: number): Promise<void> {
+  await admin.call("CLIENT", "PAUSE", String(ms), "ALL");
+}
+
+describe("Lease when Redis fails", () => {
+  it("aborts the term on the local deadline while a renewal reply is outstanding", async () => {
+    const key = uniquePrefix("outstanding");
+    const timing = { ttlMs: 3_000, renewDeadlineMs: 200, retryPeriodMs: 50 };
+    // commandTimeout far beyond the pause: the renewal is still unanswered when the deadline hits.
+    const { lease } = await newLease(key, timing, 2_000);
+    lease.start();
+    const [term] = await nextEvent(lease, "acquired");
+    const lost = nextEvent(lease, "lost");
+    const pausedAt = performance.now();
+    await pauseRedis(600);
+    const [reason] = await lost;
+    const elapsed = performance.now() - pausedAt;
+    expect(reason).toBe("renew-deadline");
+    expect(term.signal.aborted).toBe(true);
+    expect(elapsed).toBeLessThan(timing.renewDeadlineMs + MARGIN_MS);
+    expect(lease.isLeader).toBe(false);
+    // After the pause the late "success" must not revive the term; the old value is released
+    // (compare-and-delete), so the next term starts at once instead of after the 3 s TTL.
+    const [next] = await nextEvent(lease, "acquired");
+    expect(performance.now() - pausedAt).toBeLessThan(600 + 500);
+    expect(term.signal.aborted).toBe(true);
+    expect(next.fencingToken).toBe(term.fencingToken + 1);
+    expect(next.fence.value).not.toBe(term.fence.value);
+  });
+
+  it("aborts the term within renewDeadlineMs when Redis is killed", async () => {
+    const own = await startRedis();
+    cleanup.push(() => own.stop());
+    // Default reconnect and retry behaviour, commandTimeout well past the deadline: commands
+    // wait for a server that is gone, the deadline timer must not.
+    const redis = await leaseConnection(own, {
+      commandTimeout: 500,
+      maxRetriesPerRequest: 20,
+      autoResendUnfulfilledCommands: true,
+      retryStrategy: (times) => Math.min(times * 50, 2_000),
+    });
+    const timers = new RecordingTimers();
+    const lease = new Lease({
+      redis,
+      key: uniquePrefix("killed"),
+      ...FAST,
+      logger: silentLogger,
+      timers,
+    });
+    cleanup.push(async () => {
+      redis.disconnect();
+      await lease.stop();
+      expect(timers.pending.size).toBe(0);
+    });
+    lease.start();
+    const [term] = await nextEvent(lease, "acquired");
+    const lost = nextEvent(lease, "lost");
+    const killedAt = performance.now();
+    await own.kill();
+    const [reason] = await lost;
+    expect(reason).toBe("renew-deadline");
+    expect(term.signal.aborted).toBe(true);
+    expect(performance.now() - killedAt).toBeLessThan(FAST.renewDeadlineMs + MARGIN_MS);
+  });
+
+  it("adopts a lease whose acquire reply was lost instead of waiting out the TTL", async () => {
+    const key = uniquePrefix("lost-reply");
+    const timing = { ttlMs: 5_000, renewDeadlineMs: 200, retryPeriodMs: 50 };
+    const { lease } = await newLease(key, timing, 100);
+    // The first attempts time out on the client (100 ms) but run when the pause ends (300 ms).
+    await pauseRedis(300);
+    const pausedAt = performance.now();
+    lease.start();
+    const [term] = await nextEvent(lease, "acquired");
+    expect(performance.now() - pausedAt).toBeLessThan(1_000);
+    expect(term.fencingToken).toBe(1);
+    expect(await admin.get(companionKey(key, "token"))).toBe("1");
+    expect(await admin.get(key)).toBe(term.fence.value);
+  });
+
+  it("tryAcquireOnce rejects when Redis does not answer; stop() releases what it may hold", async () => {
+    const key = uniquePrefix("once-timeout");
+    const { lease } = await newLease(key, {}, 100);
+    await pauseRedis(200);
+    await expect(lease.tryAcquireOnce()).rejects.toThrow(/timed out/i);
+    // The timed-out attempt ran when the pause ended: Redis holds our value.
+    await waitFor(async () => (await admin.exists(key)) === 1);
+    await lease.stop();
+    expect(await admin.exists(key)).toBe(0);
+  });
+
+  it("stop() during an acquire in flight awaits it and releases the lease", async () => {
+    const key = uniquePrefix("stop-in-flight");
+    const { lease } = await newLease(key, { ttlMs: 5_000 }, 1_000);
+    let acquired = false;
+    lease.on("acquired", () => (acquired = true));
+    await pauseRedis(150);
+    lease.start();
+    await lease.stop();
+    expect(acquired).toBe(false);
+    expect(await admin.exists(key)).toBe(0);
+    expect(await admin.get(companionKey(key, "token"))).toBe("1");
+  });
+});
