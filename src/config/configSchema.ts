@@ -80,6 +80,7 @@ const redisUrl: Check = {
   test: (v) => typeof v === "string" && /^rediss?:\/\//u.test(v) && URL.canParse(v),
 };
 
+const boolean: Check = { expected: "true or false", test: (v) => typeof v === "boolean" };
 const list: Check = { expected: "a list of groups", test: (v) => Array.isArray(v) };
 
 function leaf<T>(
@@ -136,6 +137,21 @@ export const janitorSchema = {
     intervalMs: leaf(30000, "time between sweeps", duration),
     batchSize: leaf(100, "XAUTOCLAIM COUNT per call", integer(1, 10000)),
     maxEntriesPerGroup: leaf(100000, "claim budget per group and sweep", integer(1)),
+  },
+  // Beyond the contract: how the gauges are collected.
+  metrics: {
+    perConsumer: leaf(
+      false,
+      "export per-consumer series (bounded by maxConsumersPerGroup)",
+      boolean,
+    ),
+    maxConsumersPerGroup: leaf(50, "cap on per-consumer series per group", integer(1, 10000)),
+    pelScanIntervalMs: leaf(
+      60000,
+      "cadence of the paged PEL scan (max idle, max deliveries)",
+      duration,
+    ),
+    scrapeTimeoutMs: leaf(2000, "bound on the Redis reads done at scrape time", duration),
   },
   groups: leaf<unknown[]>([], "stream/group pairs to keep healthy", list),
 } satisfies convict.Schema<ConvictShape>;

@@ -28,5 +28,16 @@ export interface JanitorConfig {
   log: { level: string };
   lease: { key: string; ttlMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   sweep: { intervalMs: number; batchSize: number; maxEntriesPerGroup: number };
+  /** Extensions beyond contract section 3: how the gauges are collected. */
+  metrics: {
+    /** Per-consumer series (off by default: consumer names are unbounded). */
+    perConsumer: boolean;
+    /** Cap on per-consumer series per group. */
+    maxConsumersPerGroup: number;
+    /** Cadence of the paged PEL scan behind max idle and max deliveries. */
+    pelScanIntervalMs: number;
+    /** Bound on the Redis reads done at scrape time. */
+    scrapeTimeoutMs: number;
+  };
   groups: GroupConfig[];
 }

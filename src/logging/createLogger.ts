@@ -28,10 +28,5 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination === undefined ? pino(options) : pino(options, destination);
 }
 
-/** Hides the password of a redis:// or rediss:// URL, for messages that must name the URL. */
-export function maskUrl(url: string): string {
-  return url.replace(/^(rediss?:\/\/)([^@/]*)@/u, (_match, scheme: string, userInfo: string) => {
-    const user = userInfo.includes(":") ? userInfo.slice(0, userInfo.indexOf(":")) : "";
-    return `${scheme}${user}:***@`;
-  });
-}
+/** For messages that must name a Redis URL: credentials masked. */
+export { maskRedisUrl as maskUrl } from "../config/formatEffectiveConfig.js";

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { ConfigError } from "../../src/config/ConfigError.js";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import type { JanitorConfig } from "../../src/config/types.js";
+
+/** A scratch directory for configuration and password files, removed by `remove()`. */
+export interface TempDir {
+  readonly path: string;
+  /** Writes `content` to `name` inside the directory and returns the file's path. */
+  write(name: string, content: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+export async function makeTempDir(): Promise<TempDir> {
+  const path = await mkdtemp(join(tmpdir(), "stream-janitor-config-"));
+  return {
+    path,
+    async write(name, content) {
+      const file = join(path, name);
+      await writeFile(file, content, "utf8");
+      return file;
+    },
+    remove: () => rm(path, { recursive: true, force: true }),
+  };
+}
+
+export interface ExpectedConfigError {
+  key: string;
+  value: unknown;
+  expected: string;
+}
+
+/** Asserts that `promise` rejects with a ConfigError carrying exactly these fields. */
+export async function expectConfigError(
+  promise: Promise<unknown>,
+  want: ExpectedConfigError,
+): Promise<ConfigError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  const configError = error as ConfigError;
+  expect(configError.exitCode).toBe(78);
+  expect({
+    key: configError.key,
+    value: configError.value,
+    expected: configError.expected,
+  }).toEqual(want);
+  expect(configError.message).toContain(`invalid configuration: ${want.key}`);
+  expect(configError.message).toContain(`: expected ${want.expected}`);
+  return configError;
+}
+
+/** Writes `content` as a JSON (object) or YAML (string) file in `dir` and loads it. */
+export async function loadContent(
+  dir: TempDir,
+  content: object | string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<JanitorConfig> {
+  const yaml = typeof content === "string";
+  const name = `${randomUUID()}.${yaml ? "yaml" : "json"}`;
+  const configPath = await dir.write(name, yaml ? content : JSON.stringify(content));
+  return loadConfig({ configPath, env });
+}
+
+/** The top-level sections, in schema order. */
+export const SECTIONS = "redis, http, log, lease, sweep, metrics, groups";
+
+export const DURATION = "an integer number of milliseconds between 1 and 2147483647";
+export const GROUP = { stream: "orders", group: "billing" };
+
+/** A configuration with one group, orders/billing, with `overrides` applied. */
+export const withGroup = (overrides: object) => ({ groups: [{ ...GROUP, ...overrides }] });
