@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { LeaderTerm } from "../lease/types.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import { recordSweep } from "../metrics/recordSweep.js";
+import { initGroupSeries, recordSweep } from "../metrics/recordSweep.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
@@ -47,6 +47,7 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.options = options;
+    initGroupSeries(options.metrics, options.groups);
     this.log = options.logger.child({ component: "supervisor" });
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
@@ -100,7 +101,8 @@ export class Supervisor {
         batchSize: options.batchSize,
         maxEntriesPerGroup: options.maxEntriesPerGroup,
         cursors: this.cursors,
-        fence: () => (term.signal.aborted ? undefined : term.fence),
+        // Always the term's fence, even after it ended: a late page is then refused by Redis.
+        fence: () => term.fence,
         now: this.now,
       },
       signal,

@@ -7,6 +7,7 @@ import { Lease } from "../lease/Lease.js";
 import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
 import { createRedisClient } from "../redis/createRedisClient.js";
 import { registerScripts } from "../redis/scriptedRedis.js";
+import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { keysOutsideSourceSlot, resolveGroup } from "../sweep/resolveGroup.js";
 import { createScrapeRefresher } from "../metrics/createScrapeRefresher.js";
 import { Supervisor } from "./Supervisor.js";
@@ -94,6 +95,12 @@ export async function startDaemon(
       logger.info({ capabilities, groups: groups.length }, "connected to redis");
       refresher.setCapabilities(capabilities);
       refresher.start();
+      // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
+      for (const group of groups) {
+        const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
+        if (refusal !== undefined)
+          logger.error({ stream: group.stream, group: group.group }, refusal);
+      }
       if (bootController.signal.aborted) return;
       const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
       const supervisor = new Supervisor({

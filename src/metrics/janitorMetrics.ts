@@ -13,6 +13,7 @@ export interface JanitorMetrics {
   readonly pendingMaxIdleSeconds: Gauge<GroupLabels>;
   readonly pendingOldestAgeSeconds: Gauge<GroupLabels>;
   readonly pendingMaxDeliveries: Gauge<GroupLabels>;
+  readonly pelScanTimestampSeconds: Gauge<GroupLabels>;
   readonly lagEntries: Gauge<GroupLabels>;
   readonly lagValid: Gauge<GroupLabels>;
   readonly lagSeconds: Gauge<GroupLabels>;
@@ -52,22 +53,27 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
     registry,
     pendingEntries: gauge(
       "pending_entries",
-      "Entries in the group's pending entries list (XPENDING count).",
+      "Entries in the group's pending entries list (XPENDING count), read at scrape time.",
       GROUP,
     ),
     pendingMaxIdleSeconds: gauge(
       "pending_max_idle_seconds",
-      "Largest idle time in the group's PEL, from a paged full scan of the PEL on its own cadence, so up to one scan interval old.",
+      "Largest idle time in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds; metrics.pelScanIntervalMs apart), raised to the live idle time of the oldest pending entry read at scrape time (the only source before the first scan); 0 while the PEL is empty.",
       GROUP,
     ),
     pendingOldestAgeSeconds: gauge(
       "pending_oldest_age_seconds",
-      "Age of the oldest pending id (Redis TIME minus the id's millisecond part), read at scrape time.",
+      "Age of the oldest pending id: Redis TIME minus the id's millisecond part, read at scrape time; 0 while the PEL is empty.",
       GROUP,
     ),
     pendingMaxDeliveries: gauge(
       "pending_max_deliveries",
-      "Largest delivery count in the group's PEL, from the same paged scan as pending_max_idle_seconds.",
+      "Largest delivery count in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds), raised to the oldest pending entry's count read at scrape time; 0 while the PEL is empty.",
+      GROUP,
+    ),
+    pelScanTimestampSeconds: gauge(
+      "pel_scan_timestamp_seconds",
+      "Redis time (Unix seconds) at which the last completed PEL scan of the group started: the freshness of pending_max_idle_seconds and pending_max_deliveries. No sample before the first scan.",
       GROUP,
     ),
     lagEntries: gauge(
@@ -82,23 +88,27 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
     ),
     lagSeconds: gauge(
       "lag_seconds",
-      "Age of the oldest entry not yet delivered to the group (0 when nothing is waiting), read at scrape time.",
+      "Age of the oldest entry not yet delivered to the group (Redis TIME minus the millisecond part of the first id after last-delivered-id), read at scrape time; 0 when nothing is waiting.",
       GROUP,
     ),
     trimHeadroomSeconds: gauge(
       "trim_headroom_seconds",
-      "Time between the stream's first entry and the oldest entry the group still needs; at 0, trimming creates ghosts.",
+      "Time between the stream's first entry and the oldest entry the group still needs (the smaller of its oldest pending id and its first undelivered id); when it needs nothing, the time from the first entry to now. At 0, trimming the first entry loses data the group needs; no sample for an empty stream the group needs nothing from.",
       GROUP,
     ),
-    streamLengthEntries: gauge("stream_length_entries", "XLEN of the stream.", ["stream"]),
+    streamLengthEntries: gauge(
+      "stream_length_entries",
+      "XLEN of the stream; no sample while the stream does not exist.",
+      ["stream"],
+    ),
     deadLetterLengthEntries: gauge(
       "dead_letter_length_entries",
-      "XLEN of the group's dead-letter stream.",
+      "XLEN of the group's dead-letter stream (0 until the first dead letter creates it).",
       GROUP,
     ),
     consumerPendingEntries: gauge(
       "consumer_pending_entries",
-      "Pending entries per consumer (only with metrics.perConsumer; bounded).",
+      "Pending entries per consumer (XPENDING summary), only with metrics.perConsumer: at most metrics.maxConsumersPerGroup consumers per group, those with the most pending; consumers with nothing pending have no sample.",
       [...GROUP, "consumer"],
     ),
     claimedEntries: counter("claimed_entries_total", "Entries claimed by sweeps.", GROUP),

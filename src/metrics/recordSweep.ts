@@ -1,4 +1,5 @@
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
+import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import type { JanitorMetrics } from "./janitorMetrics.js";
 
 /** Turns one group's sweep result into counter increments (the leader's view of its work). */
@@ -23,5 +24,26 @@ export function recordSweep(
     metrics.lastSweepSuccessTimestampSeconds.set(labels, wallClockMs / 1000);
   } else {
     metrics.sweepFailures.inc({ ...labels, kind: result.errorKind ?? "redis" });
+  }
+}
+
+/**
+ * Creates every group's counters at 0 on start-up: `increase()` needs a first sample, or the
+ * ghosts found by a new leader's very first sweep would never raise an alert.
+ */
+export function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup[]): void {
+  for (const { stream, group } of groups) {
+    const labels = { stream, group };
+    for (const counter of [
+      metrics.claimedEntries,
+      metrics.requeuedEntries,
+      metrics.reassignedEntries,
+      metrics.ghostEntries,
+      metrics.sweeps,
+    ]) {
+      counter.inc(labels, 0);
+    }
+    metrics.deadLetteredEntries.inc({ ...labels, reason: "max-deliveries" }, 0);
+    metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, 0);
   }
 }

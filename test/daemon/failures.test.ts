@@ -38,7 +38,7 @@ async function start(path: string): Promise<DaemonProcess> {
 
 async function pendingCount(stream: string): Promise<number> {
   const summary = (await redis.call("XPENDING", stream, "workers")) as [number];
-  return Number(summary[0]);
+  return summary[0];
 }
 
 describe("a leader that freezes", () => {

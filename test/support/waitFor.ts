@@ -13,7 +13,7 @@ export async function waitFor<T>(
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await condition();
-    if (value !== undefined && value !== null && value !== false) return value as NonNullable<T>;
+    if (value !== undefined && value !== null && value !== false) return value;
     if (performance.now() > deadline)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -148,9 +148,9 @@ describe("budget", () => {
     for (let sweep = 0; sweep < 10; sweep += 1)
       results.push(await sweepOnce(group, context, neverAborted));
 
-    expect(results.map((r) => r.examined)).toEqual(Array(10).fill(1000));
-    expect(results.map((r) => r.requeued)).toEqual(Array(10).fill(1000));
-    expect(results.map((r) => r.complete)).toEqual([...Array(9).fill(false), true]);
+    expect(results.map((r) => r.examined)).toEqual(Array<number>(10).fill(1000));
+    expect(results.map((r) => r.requeued)).toEqual(Array<number>(10).fill(1000));
+    expect(results.map((r) => r.complete)).toEqual([...Array<boolean>(9).fill(false), true]);
     await expect(
       expectExactlyOnce(redis, {
         stream,

@@ -1,0 +1,65 @@
+import { once } from "node:events";
+import { createServer } from "node:net";
+import type { JanitorConfig } from "../config/types.js";
+import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
+
+/**
+ * Every key the demo touches starts with `demo:` (or `{demo:` for the dead-letter stream, whose
+ * hash tag keeps it in the source's Cluster slot), so it can share a Redis with real data.
+ */
+export const DEMO_STREAM = "demo:orders";
+export const DEMO_GROUP = "billing";
+export const DEMO_LEASE_KEY = "demo:stream-janitor:lease";
+export const DEMO_DEAD_LETTER_STREAM = defaultDeadLetterStream(DEMO_STREAM);
+
+export const DEMO_MIN_IDLE_MS = 2000;
+export const DEMO_MAX_DELIVERIES = 3;
+
+const PREFERRED_HTTP_PORT = 9478;
+
+/**
+ * The daemon's configuration, built by hand with timings shrunk from minutes to seconds so the
+ * whole story plays out in about ten seconds. The lease rule ttl > deadline > 1.2 * period holds.
+ */
+export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
+  return {
+    redis: { url: redisUrl, password: "", passwordFile: "" },
+    // Loopback only: the demo has no business exposing a port to the network.
+    http: { host: "127.0.0.1", port: httpPort },
+    log: { level: "info" },
+    lease: { key: DEMO_LEASE_KEY, ttlMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
+    sweep: { intervalMs: 1000, batchSize: 100, maxEntriesPerGroup: 100000 },
+    metrics: {
+      perConsumer: true,
+      maxConsumersPerGroup: 20,
+      pelScanIntervalMs: 2000,
+      scrapeTimeoutMs: 2000,
+    },
+    groups: [
+      {
+        stream: DEMO_STREAM,
+        group: DEMO_GROUP,
+        minIdleMs: DEMO_MIN_IDLE_MS,
+        maxDeliveries: DEMO_MAX_DELIVERIES,
+        action: "requeue",
+        requeueStream: "",
+        deadLetterStream: "",
+        deadLetterMaxLen: 1000,
+      },
+    ],
+  };
+}
+
+/** The daemon's usual port when nothing holds it, so the printed curl line is the familiar one. */
+export async function chooseHttpPort(): Promise<number> {
+  const probe = createServer();
+  try {
+    probe.listen(PREFERRED_HTTP_PORT, "127.0.0.1");
+    await once(probe, "listening");
+  } catch {
+    return 0; // taken: let the kernel pick a free one
+  }
+  probe.close();
+  await once(probe, "close");
+  return PREFERRED_HTTP_PORT;
+}

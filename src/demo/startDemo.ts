@@ -1,0 +1,127 @@
+import { Redis } from "ioredis";
+import { readVersion } from "../commands/readVersion.js";
+import { startDaemon } from "../daemon/startDaemon.js";
+import { TeardownStack } from "../daemon/TeardownStack.js";
+import { createLogger } from "../logging/createLogger.js";
+import { DeadLetterWatcher } from "./DeadLetterWatcher.js";
+import {
+  chooseHttpPort,
+  DEMO_DEAD_LETTER_STREAM,
+  DEMO_GROUP,
+  DEMO_MAX_DELIVERIES,
+  DEMO_MIN_IDLE_MS,
+  DEMO_STREAM,
+  demoConfig,
+} from "./demoConfig.js";
+import { GoodConsumer } from "./GoodConsumer.js";
+import { janitorLogDestination } from "./janitorLog.js";
+import { printDigest } from "./metricsDigest.js";
+import { PoisonConsumer } from "./PoisonConsumer.js";
+import { errorMessage, type Printer } from "./printer.js";
+import { Producer } from "./Producer.js";
+import { provideRedis } from "./redisLauncher.js";
+import { playScene } from "./scene.js";
+
+const DIGEST_EVERY_MS = 10_000;
+
+export interface RunningDemo {
+  /** Stops actors, daemon, clients and the server the demo started, in that order. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Brings the demo up: Redis, the stream and group, the daemon (in-process, exactly as
+ * `stream-janitor run` would start it), the metrics digest and the actors. Every piece registers
+ * its teardown as it comes up, so a failure half-way leaves nothing behind either.
+ */
+export async function startDemo(
+  printer: Printer,
+  env: NodeJS.ProcessEnv,
+  onFatal: (error: unknown) => void,
+): Promise<RunningDemo> {
+  const logger = createLogger("info", janitorLogDestination(printer));
+  const teardown = new TeardownStack(logger);
+  try {
+    const redis = await provideRedis(env);
+    teardown.push("redis-server", () => redis.stop());
+    printer.line("redis", redis.description);
+    const connect = (name: string): Redis => {
+      const client = new Redis(redis.url, {
+        protocol: 2,
+        connectionName: `stream-janitor-demo:${name}`,
+        maxRetriesPerRequest: 1,
+      });
+      let lastError = "";
+      client.on("error", (error: Error) => {
+        // ioredis repeats a connection error on every reconnect attempt; say it once.
+        if (error.message !== lastError) printer.line(name, `redis error: ${error.message}`);
+        lastError = error.message;
+      });
+      return client;
+    };
+    const admin = connect("admin");
+    teardown.push("admin", () => admin.quit());
+    await prepareStream(admin, printer);
+
+    const config = demoConfig(redis.url, await chooseHttpPort());
+    const daemon = await startDaemon(config, { logger, version: readVersion(), onFatal });
+    teardown.push("daemon", () => daemon.stop());
+    printer.line(
+      "demo",
+      `stream-janitor runs in this process: sweeps every ${config.sweep.intervalMs} ms, claims ` +
+        `entries idle >= ${DEMO_MIN_IDLE_MS} ms, requeues them, dead-letters at ` +
+        `${DEMO_MAX_DELIVERIES} deliveries into ${DEMO_DEAD_LETTER_STREAM}`,
+    );
+    printer.line("demo", `Prometheus metrics at ${daemon.httpUrl}/metrics; try:`);
+    printer.detail(`curl -s ${daemon.httpUrl}/metrics | grep '^stream_janitor_'`);
+    teardown.push("final digest", () =>
+      printDigest(printer, daemon.httpUrl, admin, "final digest"),
+    );
+
+    const cast = {
+      producer: new Producer("producer", connect("producer"), printer),
+      goodConsumer: new GoodConsumer("consumer-1", connect("consumer-1"), printer),
+      poisonConsumer: new PoisonConsumer(connect("consumer-3"), printer),
+      deadLetters: new DeadLetterWatcher(connect("dead-letters"), printer),
+      crashingRedis: connect("consumer-2"),
+      admin,
+    };
+    // Producer first, so that it stops before the consumers and nothing new arrives unread.
+    for (const actor of [cast.deadLetters, cast.poisonConsumer, cast.goodConsumer, cast.producer])
+      teardown.push(actor.name, () => actor.stop());
+    // consumer-2 normally closes its own connection when it "crashes"; this covers a stop before.
+    teardown.push("consumer-2", () => cast.crashingRedis.disconnect());
+
+    const digests = setInterval(() => {
+      void printDigest(printer, daemon.httpUrl, admin, "digest").catch(() => undefined);
+    }, DIGEST_EVERY_MS);
+    teardown.push("digests", () => clearInterval(digests));
+
+    const sceneController = new AbortController();
+    const scene = playScene(cast, printer, sceneController.signal).catch((error: unknown) => {
+      if (!sceneController.signal.aborted)
+        printer.line("demo", `scene failed: ${errorMessage(error)}`);
+    });
+    teardown.push("scene", async () => {
+      sceneController.abort();
+      await scene;
+    });
+    return { stop: () => teardown.run() };
+  } catch (error) {
+    await teardown.run();
+    throw error;
+  }
+}
+
+/** A fresh stream and group; only the demo's own keys are deleted, nothing is flushed. */
+async function prepareStream(admin: Redis, printer: Printer): Promise<void> {
+  const removed = await admin.del(DEMO_STREAM, DEMO_DEAD_LETTER_STREAM);
+  if (removed > 0) {
+    printer.line(
+      "demo",
+      `deleted ${DEMO_STREAM} and ${DEMO_DEAD_LETTER_STREAM} from an earlier run`,
+    );
+  }
+  await admin.call("XGROUP", "CREATE", DEMO_STREAM, DEMO_GROUP, "$", "MKSTREAM");
+  printer.line("demo", `created stream ${DEMO_STREAM} with consumer group ${DEMO_GROUP}`);
+}

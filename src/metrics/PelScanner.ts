@@ -1,0 +1,172 @@
+import type { Logger } from "pino";
+import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import { runPipeline, replyValue, type Command } from "./runPipeline.js";
+import {
+  classifyReadError,
+  isReplyError,
+  parsePendingPage,
+  parseRedisTime,
+  type PendingEntry,
+} from "./streamReplies.js";
+
+/** The exact PEL extremes of one group, as of one full scan. */
+export interface PelScanResult {
+  /** Redis TIME (Unix ms) when this group's scan started. */
+  scannedAtMs: number;
+  maxIdleMs: number;
+  maxDeliveries: number;
+  entries: number;
+}
+
+export interface PelScannerOptions {
+  redis: RedisClient;
+  groups: readonly ResolvedGroup[];
+  logger: Logger;
+  /** Pause between the end of one scan and the start of the next (plus 0-20 % jitter). */
+  intervalMs: number;
+  /** XPENDING COUNT per call: 1,000 keeps each call around a millisecond of Redis time. */
+  pageSize?: number;
+  /** Bound on one page's round trip. */
+  pageTimeoutMs?: number;
+  random?: () => number;
+}
+
+const DEFAULT_PAGE_SIZE = 1000;
+
+const DEFAULT_PAGE_TIMEOUT_MS = 10_000;
+
+/**
+ * Scans every group's whole PEL with client-side paging (`XPENDING key group start + 1000`, then
+ * from `(lastId`), so Redis is never blocked for more than one page; the exact maximum idle time
+ * and delivery count cannot come from anything cheaper. Scans run one after another on their own
+ * jittered cadence, never overlapping; scanOnce() is the scan itself, for tests and start-up.
+ */
+export class PelScanner {
+  /** Latest result per group id; a group that is missing or unreadable has none. */
+  readonly results = new Map<string, PelScanResult>();
+  private readonly options: PelScannerOptions;
+  private readonly log: Logger;
+  private readonly stopController = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private lastFailure = "";
+
+  constructor(options: PelScannerOptions) {
+    this.options = options;
+    this.log = options.logger.child({ component: "pel-scan" });
+  }
+
+  /** First scan right away (the gauges fall back to the oldest entry until it finishes). */
+  start(): void {
+    if (this.timer !== undefined || this.inFlight !== undefined) return;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  /** Drops every result: after Redis was unreachable, the data may no longer be the same. */
+  forget(): void {
+    this.results.clear();
+  }
+
+  /** One pass over every group. A call while a pass runs joins that pass. */
+  scanOnce(signal: AbortSignal): Promise<void> {
+    if (this.inFlight !== undefined) return this.inFlight;
+    const combined = AbortSignal.any([signal, this.stopController.signal]);
+    this.inFlight = this.scanAll(combined).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopController.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.scanOnce(this.stopController.signal)
+        .catch((error: unknown) => this.reportFailure(error))
+        .finally(() => {
+          const random = this.options.random ?? Math.random;
+          this.schedule(this.options.intervalMs * (1 + 0.2 * random()));
+        });
+    }, delayMs);
+    // The scans never keep a process alive on their own; the HTTP server does that.
+    this.timer.unref();
+  }
+
+  private reportFailure(error: unknown): void {
+    if (this.stopController.signal.aborted) return;
+    const message = error instanceof Error ? error.message : String(error);
+    // A Redis outage fails every pass the same way: say so once, not every interval.
+    if (message !== this.lastFailure) this.log.warn({ err: error }, "PEL scan failed");
+    this.lastFailure = message;
+  }
+
+  private async scanAll(signal: AbortSignal): Promise<void> {
+    for (const group of this.options.groups) {
+      if (signal.aborted) return;
+      try {
+        const result = await this.scanGroup(group, signal);
+        if (result === undefined) return;
+        this.results.set(group.id, result);
+      } catch (error) {
+        if (!(error instanceof Error) || !isReplyError(error)) throw error;
+        // Missing or mistyped: that group has no result; the scrape logs the state change.
+        this.results.delete(group.id);
+        this.log.debug(
+          { stream: group.stream, group: group.group, problem: classifyReadError(error) },
+          "PEL scan skipped the group",
+        );
+      }
+    }
+    this.lastFailure = "";
+  }
+
+  /** undefined when aborted halfway: a partial scan is no maximum. */
+  private async scanGroup(
+    group: ResolvedGroup,
+    signal: AbortSignal,
+  ): Promise<PelScanResult | undefined> {
+    const {
+      redis,
+      pageSize = DEFAULT_PAGE_SIZE,
+      pageTimeoutMs = DEFAULT_PAGE_TIMEOUT_MS,
+    } = this.options;
+    const page = (start: string): Command => [
+      "XPENDING",
+      group.stream,
+      group.group,
+      start,
+      "+",
+      pageSize,
+    ];
+    // TIME travels with the first page: the scan's timestamp costs no extra round trip.
+    const [time, firstPage] = await runPipeline(redis, [["TIME"], page("-")], pageTimeoutMs);
+    const result: PelScanResult = {
+      scannedAtMs: parseRedisTime(replyValue(time)),
+      maxIdleMs: 0,
+      maxDeliveries: 0,
+      entries: 0,
+    };
+    let entries: PendingEntry[] = parsePendingPage(replyValue(firstPage));
+    for (;;) {
+      for (const entry of entries) {
+        if (entry.idleMs > result.maxIdleMs) result.maxIdleMs = entry.idleMs;
+        if (entry.deliveries > result.maxDeliveries) result.maxDeliveries = entry.deliveries;
+      }
+      result.entries += entries.length;
+      const last = entries.at(-1);
+      if (entries.length < pageSize || last === undefined) return result;
+      if (signal.aborted) return undefined;
+      // Exclusive start (6.2+): the next page begins right after the last id seen.
+      const [next] = await runPipeline(redis, [page(`(${last.id}`)], pageTimeoutMs);
+      entries = parsePendingPage(replyValue(next));
+    }
+  }
+}
