@@ -99,14 +99,17 @@ end
 local claim = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, cursor, 'COUNT', idleInWindow)
 local nextCursor = claim[1]
 result[1] = nextCursor
-if nextCursor == '0-0' then
+-- Examined: the window entries before the new cursor. The window is sorted, so the usual case
+-- (the cursor moved past the whole window) costs one comparison, the rest a binary search.
+if nextCursor == '0-0' or idBefore(window[windowSize][1], nextCursor) then
   result[2] = windowSize
 else
-  local examined = 0
-  for _, entry in ipairs(window) do
-    if idBefore(entry[1], nextCursor) then examined = examined + 1 end
+  local low, high = 0, windowSize
+  while low < high do
+    local middle = math.floor((low + high + 1) / 2)
+    if idBefore(window[middle][1], nextCursor) then low = middle else high = middle - 1 end
   end
-  result[2] = examined
+  result[2] = low
 end
 local ghosts = claim[3] or {}
 
