@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
 import Redlock, { ExecutionError, Lock, ResourceLockedError } from "redlock";
+import { hashTag } from "../redis/keySlot.js";
+import { registerScripts, type ScriptedRedis } from "../redis/scriptedRedis.js";
 
 /** Outcome of one acquire attempt. `adopted`: Redis already held our value (an earlier reply was lost). */
 export type AcquireResult =
@@ -7,42 +9,18 @@ export type AcquireResult =
   | { readonly status: "held" };
 
 /**
- * Acquire (SET PX on a free key) atomically with the fencing-token INCR; or, when the key already
- * holds our value, adopt it: refresh its TTL and return the counter. That is our token: the
- * counter only moves when this script sets a free key, and the key still holds the value our
- * acquisition wrote, so no acquisition happened since ours.
- * KEYS: lease, token counter. ARGV: value, ttl ms. Reply: {status, token}, 0 held, 1 new, 2 adopted.
- */
-const ACQUIRE_SCRIPT = `
-local current = redis.call("GET", KEYS[1])
-if current == ARGV[1] then
-  redis.call("PEXPIRE", KEYS[1], ARGV[2])
-  return {2, tonumber(redis.call("GET", KEYS[2])) or 0}
-end
-if current then
-  return {0, 0}
-end
-local token = redis.call("INCR", KEYS[2])
-redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
-return {1, token}
-`;
-
-/**
  * Companion keys must live in the lease key's hash slot (a script touching keys of several slots
  * fails with CROSSSLOT on Redis Cluster). A key with a hash tag keeps it when suffixed; a key
  * without one hashes whole, so wrapping it in braces gives the same slot.
  */
 export function companionKey(leaseKey: string, suffix: string): string {
-  const open = leaseKey.indexOf("{");
-  const close = open < 0 ? -1 : leaseKey.indexOf("}", open + 1);
-  const hasTag = open >= 0 && close > open + 1;
-  return hasTag ? `${leaseKey}:${suffix}` : `{${leaseKey}}:${suffix}`;
+  return hashTag(leaseKey) === undefined ? `{${leaseKey}}:${suffix}` : `${leaseKey}:${suffix}`;
 }
 
 /**
  * The only module that knows the lock library (swap it here). Extend and release go through
  * redlock (5.0.0-beta.2, retryCount 0: its retries can hand back an expired lock, #169). Acquire
- * is our own script on the same connection, because redlock cannot meet two requirements:
+ * is our own script (scripts/acquireLease.lua) on the same connection, because redlock cannot meet two requirements:
  * `acquire()` draws the value internally and never returns it when the reply is lost, so a later
  * attempt could not recognise our own lock; and its script must return the number of keys set, so
  * it cannot INCR and return a fencing token atomically with the SET.
@@ -50,12 +28,12 @@ export function companionKey(leaseKey: string, suffix: string): string {
 export class LeaseLock {
   readonly key: string;
   readonly tokenKey: string;
-  private readonly redis: Redis;
+  private readonly redis: ScriptedRedis;
   private readonly redlock: Redlock;
   private readonly ttlMs: number;
 
   constructor(redis: Redis, key: string, ttlMs: number) {
-    this.redis = redis;
+    this.redis = registerScripts(redis);
     this.key = key;
     this.ttlMs = ttlMs;
     this.tokenKey = companionKey(key, "token");
@@ -67,7 +45,7 @@ export class LeaseLock {
   /** One attempt. Rejects on Redis errors (timeout, connection): the outcome is then unknown. */
   async acquire(value: string): Promise<AcquireResult> {
     const keys = [this.key, this.tokenKey];
-    const reply = await this.redis.eval(ACQUIRE_SCRIPT, keys.length, ...keys, value, this.ttlMs);
+    const reply = await this.redis.sjAcquireLease(keys.length, ...keys, value, this.ttlMs);
     if (!Array.isArray(reply) || typeof reply[0] !== "number" || typeof reply[1] !== "number") {
       throw new Error(`unexpected reply to the lease acquire script: ${JSON.stringify(reply)}`);
     }
