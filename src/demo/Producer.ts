@@ -1,6 +1,7 @@
 import { Actor } from "./Actor.js";
 import { DEMO_STREAM } from "./demoConfig.js";
 
+const MAX_LENGTH = 10_000;
 const CUSTOMERS = ["ada", "grace", "linus", "margaret", "ken", "barbara"] as const;
 
 /** Adds orders to the stream: a few on demand to set the scene, then one every 100-200 ms. */
@@ -22,7 +23,9 @@ export class Producer extends Actor {
   }
 
   private async add(fields: string[]): Promise<string> {
-    return String(await this.redis.xadd(DEMO_STREAM, "*", ...fields));
+    // Capped, so a demo left running against someone's Redis stays small. The cap is far above
+    // anything pending here, so this trim never makes ghosts; the retention job's does, on purpose.
+    return String(await this.redis.xadd(DEMO_STREAM, "MAXLEN", "~", MAX_LENGTH, "*", ...fields));
   }
 
   protected async run(): Promise<void> {

@@ -51,12 +51,16 @@ export async function printDigest(
     printer.line("metrics", `could not scrape ${httpUrl}/metrics: ${errorMessage(error)}`);
     return;
   }
-  const sample = (name: string, labels: Record<string, string> = GROUP_LABELS) =>
+  const sample = (name: string, labels: Readonly<Record<string, string>> = GROUP_LABELS) =>
     sumSamples(exposition, `stream_janitor_${name}`, labels);
   // A counter that never moved has no sample yet, which means 0.
   const total = (name: string): string => round(sample(`${name}_total`) ?? 0);
   let fellBack = false;
-  const gauge = async (name: string, direct: () => Promise<unknown>, labels = GROUP_LABELS) => {
+  const gauge = async (
+    name: string,
+    direct: () => Promise<unknown>,
+    labels: Readonly<Record<string, string>> = GROUP_LABELS,
+  ): Promise<string> => {
     const value = sample(name, labels);
     if (value !== undefined) return round(value);
     fellBack = true;

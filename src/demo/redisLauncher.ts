@@ -12,6 +12,8 @@ export interface DemoRedis {
   readonly url: string;
   /** True when the demo started the server, so it may wipe and must kill it. */
   readonly owned: boolean;
+  /** The pid of the server the demo started. */
+  readonly pid: number | undefined;
   /** One line saying what this Redis is, for the transcript. */
   readonly description: string;
   /** Kills the server and removes its directory (owned), or does nothing. Idempotent. */
@@ -33,6 +35,7 @@ export async function provideRedis(env: NodeJS.ProcessEnv): Promise<DemoRedis> {
     return {
       url,
       owned: false,
+      pid: undefined,
       description: `using your Redis at ${maskUrl(url)} (set by STREAM_JANITOR_REDIS_URL)`,
       stop: () => Promise.resolve(),
     };
@@ -120,6 +123,7 @@ async function startThrowawayServer(binary: string): Promise<DemoRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     owned: true,
+    pid: child.pid,
     description: `started a throwaway redis-server (pid ${String(child.pid)}) on port ${port}, data in ${dir}, no persistence`,
     stop: () => {
       stopping ??= (async () => {

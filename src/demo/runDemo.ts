@@ -20,6 +20,8 @@ async function main(args: DemoArgs): Promise<number> {
     if (signals > 1) process.exit(130);
     requestStop(signal, 0);
   };
+  // `npm run demo | head` closes the pipe early: stop cleanly rather than die of EPIPE.
+  process.stdout.on("error", () => requestStop("output closed", 0));
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   if (args.durationMs !== undefined) {

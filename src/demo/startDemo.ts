@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { readVersion } from "../commands/readVersion.js";
 import { startDaemon } from "../daemon/startDaemon.js";
 import { TeardownStack } from "../daemon/TeardownStack.js";
-import { createLogger } from "../logging/createLogger.js";
+import { createLogger, maskUrl } from "../logging/createLogger.js";
 import { DeadLetterWatcher } from "./DeadLetterWatcher.js";
 import {
   chooseHttpPort,
@@ -19,7 +19,7 @@ import { printDigest } from "./metricsDigest.js";
 import { PoisonConsumer } from "./PoisonConsumer.js";
 import { errorMessage, type Printer } from "./printer.js";
 import { Producer } from "./Producer.js";
-import { provideRedis } from "./redisLauncher.js";
+import { provideRedis, RedisUnavailableError } from "./redisLauncher.js";
 import { playScene } from "./scene.js";
 
 const DIGEST_EVERY_MS = 10_000;
@@ -43,7 +43,15 @@ export async function startDemo(
   const teardown = new TeardownStack(logger);
   try {
     const redis = await provideRedis(env);
-    teardown.push("redis-server", () => redis.stop());
+    teardown.push("redis-server", async () => {
+      await redis.stop();
+      if (redis.owned) {
+        printer.line(
+          "redis",
+          `stopped redis-server (pid ${String(redis.pid)}), removed its directory`,
+        );
+      }
+    });
     printer.line("redis", redis.description);
     const connect = (name: string): Redis => {
       const client = new Redis(redis.url, {
@@ -61,7 +69,14 @@ export async function startDemo(
     };
     const admin = connect("admin");
     teardown.push("admin", () => admin.quit());
-    await prepareStream(admin, printer);
+    try {
+      await prepareStream(admin, printer);
+    } catch (error) {
+      // The first command is where an unreachable or refusing server shows: say so plainly.
+      throw new RedisUnavailableError(
+        `cannot use the Redis at ${maskUrl(redis.url)}: ${errorMessage(error)}`,
+      );
+    }
 
     const config = demoConfig(redis.url, await chooseHttpPort());
     const daemon = await startDaemon(config, { logger, version: readVersion(), onFatal });
@@ -86,9 +101,13 @@ export async function startDemo(
       crashingRedis: connect("consumer-2"),
       admin,
     };
-    // Producer first, so that it stops before the consumers and nothing new arrives unread.
-    for (const actor of [cast.deadLetters, cast.poisonConsumer, cast.goodConsumer, cast.producer])
-      teardown.push(actor.name, () => actor.stop());
+    // The producer stops first, so nothing new arrives unread; then the readers, together, since
+    // each may be waiting out a short blocking read.
+    teardown.push("actors", async () => {
+      await cast.producer.stop();
+      const readers = [cast.goodConsumer, cast.poisonConsumer, cast.deadLetters];
+      await Promise.all(readers.map((actor) => actor.stop()));
+    });
     // consumer-2 normally closes its own connection when it "crashes"; this covers a stop before.
     teardown.push("consumer-2", () => cast.crashingRedis.disconnect());
 
