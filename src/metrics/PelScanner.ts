@@ -30,6 +30,15 @@ export interface PelScannerOptions {
   /** Bound on one page's round trip. */
   pageTimeoutMs?: number;
   random?: () => number;
+  /** Starts a timer and returns its cancel function (injected so tests can drive the cadence). */
+  setTimer?: (callback: () => void, delayMs: number) => () => void;
+}
+
+function realTimer(callback: () => void, delayMs: number): () => void {
+  const timer = setTimeout(callback, delayMs);
+  // The scans never keep a process alive on their own; the HTTP server does that.
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -48,9 +57,10 @@ export class PelScanner {
   private readonly options: PelScannerOptions;
   private readonly log: Logger;
   private readonly stopController = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private inFlight: Promise<void> | undefined;
   private lastFailure = "";
+  private started = false;
 
   constructor(options: PelScannerOptions) {
     this.options = options;
@@ -59,14 +69,15 @@ export class PelScanner {
 
   /** First scan right away (the gauges fall back to the oldest entry until it finishes). */
   start(): void {
-    if (this.timer !== undefined || this.inFlight !== undefined) return;
+    if (this.started) return;
+    this.started = true;
     this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopController.abort();
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     await this.inFlight?.catch(() => undefined);
   }
 
@@ -87,8 +98,9 @@ export class PelScanner {
 
   private schedule(delayMs: number): void {
     if (this.stopController.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    const setTimer = this.options.setTimer ?? realTimer;
+    this.cancelTimer = setTimer(() => {
+      this.cancelTimer = undefined;
       void this.scanOnce(this.stopController.signal)
         .catch((error: unknown) => this.reportFailure(error))
         .finally(() => {
@@ -96,8 +108,6 @@ export class PelScanner {
           this.schedule(this.options.intervalMs * (1 + 0.2 * random()));
         });
     }, delayMs);
-    // The scans never keep a process alive on their own; the HTTP server does that.
-    this.timer.unref();
   }
 
   private reportFailure(error: unknown): void {

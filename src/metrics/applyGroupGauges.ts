@@ -12,7 +12,7 @@ export interface GaugeOptions {
 }
 
 /** The gauges set from Redis reads; the counters and process gauges are not the refresher's. */
-function redisGauges(metrics: JanitorMetrics): Gauge<string>[] {
+function redisGauges(metrics: JanitorMetrics): Gauge[] {
   return [
     metrics.pendingEntries,
     metrics.pendingMaxIdleSeconds,

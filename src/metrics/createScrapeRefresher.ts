@@ -3,7 +3,12 @@ import type { JanitorConfig } from "../config/types.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
 import type { RedisClient } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import { applyGroupGauges, dropGroupGauges } from "./applyGroupGauges.js";
+import { GroupStates } from "./GroupStates.js";
 import type { JanitorMetrics } from "./janitorMetrics.js";
+import { PelScanner } from "./PelScanner.js";
+import { readGroupSnapshots } from "./readGroupSnapshots.js";
+import { RedisUnavailableError, runPipeline } from "./runPipeline.js";
 
 export interface ScrapeRefresherOptions {
   redis: RedisClient;
@@ -23,33 +28,85 @@ export interface ScrapeRefresher {
   /** Starts background work (the PEL scans). */
   start(): void;
   stop(): Promise<void>;
+  /** One PEL scan of every group, now (tests call it instead of waiting for the cadence). */
+  scanOnce(signal: AbortSignal): Promise<void>;
 }
 
-const PING_TIMEOUT_MS = 1000;
+/** Readiness probes commonly time out after a second. */
+const MAX_PING_TIMEOUT_MS = 1000;
 
 export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRefresher {
-  const { redis, metrics } = options;
+  const { redis, groups, metrics, config } = options;
+  const log = options.logger.child({ component: "metrics" });
+  const scanner = new PelScanner({
+    redis,
+    groups,
+    logger: options.logger,
+    intervalMs: config.metrics.pelScanIntervalMs,
+  });
+  const states = new GroupStates(log);
+  let capabilities: RedisCapabilities | undefined;
+  let inFlight: Promise<void> | undefined;
+  let lastOutage = "";
+
+  const markDown = (error: unknown): void => {
+    // Dropped, not frozen: a dashboard must not show the last numbers of an unreachable Redis.
+    dropGroupGauges(metrics);
+    scanner.forget();
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof RedisUnavailableError)) {
+      log.error({ err: error }, "metrics refresh failed; the gauges have no samples");
+      return;
+    }
+    metrics.redisUp.set(0);
+    if (message !== lastOutage) log.warn({ err: error }, "redis unreachable; gauges dropped");
+    lastOutage = message;
+  };
+
+  const refreshNow = async (): Promise<void> => {
+    try {
+      const snapshot = await readGroupSnapshots(redis, groups, config.metrics.scrapeTimeoutMs);
+      applyGroupGauges(metrics, snapshot, scanner.results, {
+        perConsumer: config.metrics.perConsumer,
+        maxConsumersPerGroup: config.metrics.maxConsumersPerGroup,
+        groupLag: capabilities?.groupLag,
+      });
+      metrics.redisUp.set(1);
+      if (lastOutage !== "") log.info("redis answers again; gauges restored");
+      lastOutage = "";
+      states.record(snapshot.groups);
+    } catch (error) {
+      markDown(error);
+    }
+  };
+
   const ping = async (): Promise<boolean> => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-    });
-    const answered = redis.ping().then(
-      () => true,
+    const timeoutMs = Math.min(config.metrics.scrapeTimeoutMs, MAX_PING_TIMEOUT_MS);
+    const up = await runPipeline(redis, [["PING"]], timeoutMs).then(
+      ([reply]) => reply !== undefined && reply.error === undefined,
       () => false,
     );
-    const up = await Promise.race([answered, timeout]);
-    clearTimeout(timer);
     metrics.redisUp.set(up ? 1 : 0);
     return up;
   };
+
   return {
-    refresh: async () => {
-      await ping();
+    // Concurrent scrapes (several Prometheus servers) share one read of Redis.
+    refresh: () => {
+      inFlight ??= refreshNow().finally(() => {
+        inFlight = undefined;
+      });
+      return inFlight;
     },
     ping,
-    setCapabilities: () => undefined,
-    start: () => undefined,
-    stop: () => Promise.resolve(),
+    setCapabilities: (detected) => {
+      capabilities = detected;
+    },
+    start: () => scanner.start(),
+    stop: async () => {
+      await scanner.stop();
+      await inFlight;
+    },
+    scanOnce: (signal) => scanner.scanOnce(signal),
   };
 }

@@ -18,6 +18,13 @@ export class RedisUnavailableError extends Error {
   override name = "RedisUnavailableError";
 }
 
+const DISCONNECTED: ReadonlySet<string> = new Set([
+  "reconnecting",
+  "close",
+  "end",
+  "disconnecting",
+]);
+
 /**
  * Sends the commands as one pipeline (one write, one round trip) and waits at most timeoutMs.
  * A late answer is dropped on the floor: the commands themselves cannot be recalled, but their
@@ -29,6 +36,11 @@ export async function runPipeline(
   timeoutMs: number,
 ): Promise<PipelineReply[]> {
   if (commands.length === 0) return [];
+  // While the connection is down, commands would wait in the offline queue until they time out;
+  // a scrape every few seconds would pile thousands of them up. Say "down" at once instead.
+  if (DISCONNECTED.has(redis.status)) {
+    throw new RedisUnavailableError(`redis connection is ${redis.status}`);
+  }
   const pipeline = redis.pipeline();
   for (const [name, ...args] of commands) pipeline.call(name, ...args);
   const executed = pipeline.exec();

@@ -1,0 +1,125 @@
+import type { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PelScanner } from "../../src/metrics/PelScanner.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { groupConfig } from "../support/sweepHarness.js";
+
+let server: RedisServer;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = server.client();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const silent = pino({ level: "silent" });
+
+async function xpendingCalls(): Promise<number> {
+  const stats = await redis.info("commandstats");
+  return Number(/^cmdstat_xpending:calls=(\d+)/mu.exec(stats)?.[1] ?? 0);
+}
+
+describe("PelScanner", () => {
+  it("pages through the PEL 1,000 at a time and finds the exact extremes", async () => {
+    const stream = uniquePrefix("paged");
+    await addStuckEntries(redis, stream, "workers", numberedBodies(2500), { idleMs: 1000 });
+    await addStuckEntries(redis, stream, "workers", numberedBodies(1), {
+      idleMs: 9_000_000,
+      deliveries: 42,
+    });
+    const scanner = new PelScanner({
+      redis,
+      groups: [groupConfig(stream)],
+      logger: silent,
+      intervalMs: 1,
+    });
+    const calls = await xpendingCalls();
+    await scanner.scanOnce(new AbortController().signal);
+    // 2,501 entries: three full-sized pages, one with a single entry.
+    expect((await xpendingCalls()) - calls).toBe(3);
+    const result = scanner.results.get(`${stream}/workers`);
+    expect(result).toMatchObject({ entries: 2501, maxDeliveries: 42 });
+    expect(result?.maxIdleMs).toBeGreaterThanOrEqual(9_000_000);
+    expect(result?.maxIdleMs).toBeLessThan(9_010_000);
+  });
+
+  it("keeps no partial result when aborted halfway, and joins a pass in flight", async () => {
+    const stream = uniquePrefix("aborted");
+    await addStuckEntries(redis, stream, "workers", numberedBodies(1500));
+    const scanner = new PelScanner({
+      redis,
+      groups: [groupConfig(stream)],
+      logger: silent,
+      intervalMs: 1,
+    });
+    const controller = new AbortController();
+    const first = scanner.scanOnce(controller.signal);
+    expect(scanner.scanOnce(new AbortController().signal)).toBe(first);
+    controller.abort();
+    await first;
+    expect(scanner.results.size).toBe(0);
+    await scanner.scanOnce(new AbortController().signal);
+    expect(scanner.results.get(`${stream}/workers`)?.entries).toBe(1500);
+  });
+
+  it("skips a missing group without failing the others", async () => {
+    const stream = uniquePrefix("present");
+    await addStuckEntries(redis, stream, "workers", numberedBodies(2));
+    const groups = [groupConfig(uniquePrefix("absent")), groupConfig(stream)];
+    const scanner = new PelScanner({ redis, groups, logger: silent, intervalMs: 1 });
+    await scanner.scanOnce(new AbortController().signal);
+    expect([...scanner.results.keys()]).toEqual([`${stream}/workers`]);
+  });
+
+  it("runs on its own jittered cadence from start() and leaves no timer after stop()", async () => {
+    const stream = uniquePrefix("cadence");
+    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
+    const timers: { fire: () => void; delayMs: number; cancelled: boolean }[] = [];
+    const scanner = new PelScanner({
+      redis,
+      groups: [groupConfig(stream)],
+      logger: silent,
+      intervalMs: 60_000,
+      random: () => 0.5,
+      setTimer: (fire, delayMs) => {
+        const timer = { fire, delayMs, cancelled: false };
+        timers.push(timer);
+        return () => {
+          timer.cancelled = true;
+        };
+      },
+    });
+    const entries = (): number | undefined => scanner.results.get(`${stream}/workers`)?.entries;
+    // Firing a timer starts a pass synchronously; scanOnce() joins it, so the test knows when it ends.
+    const firePass = async (index: number): Promise<void> => {
+      timers[index]?.fire();
+      await scanner.scanOnce(new AbortController().signal);
+    };
+
+    scanner.start();
+    scanner.start();
+    expect(timers.map((t) => t.delayMs)).toEqual([0]);
+    await firePass(0);
+    expect(entries()).toBe(1);
+    // The next pass is scheduled only once this one has ended: interval plus jitter (10 % here).
+    await vi.waitFor(() => expect(timers).toHaveLength(2));
+    expect(timers[1]?.delayMs).toBeCloseTo(66_000);
+
+    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
+    const calls = await xpendingCalls();
+    await firePass(1);
+    expect(entries()).toBe(2);
+    expect((await xpendingCalls()) - calls).toBe(1);
+    await vi.waitFor(() => expect(timers).toHaveLength(3));
+
+    await scanner.stop();
+    expect(timers.map((t) => t.cancelled)).toEqual([false, false, true]);
+    scanner.start();
+    expect(timers).toHaveLength(3);
+  });
+});

@@ -1,0 +1,147 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { JanitorMetrics } from "../../src/metrics/janitorMetrics.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { groupConfig } from "../support/sweepHarness.js";
+import { createTestRefresher, gaugeSamples, gaugeValue } from "./refresherHarness.js";
+
+let server: RedisServer;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = server.client();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+function groupGauges(metrics: JanitorMetrics) {
+  return [
+    metrics.pendingEntries,
+    metrics.pendingMaxIdleSeconds,
+    metrics.pendingOldestAgeSeconds,
+    metrics.pendingMaxDeliveries,
+    metrics.lagEntries,
+    metrics.lagValid,
+    metrics.lagSeconds,
+    metrics.trimHeadroomSeconds,
+    metrics.deadLetterLengthEntries,
+  ];
+}
+
+/** Every sample of the per-group gauges for one stream. */
+async function samplesOf(metrics: JanitorMetrics, stream: string): Promise<unknown[]> {
+  const all = await Promise.all(groupGauges(metrics).map((gauge) => gaugeSamples(gauge)));
+  return all.flat().filter((sample) => sample.labels.stream === stream);
+}
+
+describe("groups that cannot be read", () => {
+  it("have no samples, next to a healthy group, and are logged once per change", async () => {
+    const healthy = uniquePrefix("healthy");
+    const missing = uniquePrefix("missing");
+    const noGroup = uniquePrefix("no-group");
+    const wrongType = uniquePrefix("wrong-type");
+    await addStuckEntries(redis, healthy, "workers", numberedBodies(3));
+    await redis.xadd(noGroup, "*", "n", "1");
+    await redis.set(wrongType, "not a stream");
+    const groups = [healthy, missing, noGroup, wrongType].map((stream) => groupConfig(stream));
+    const { refresher, metrics, logLines } = createTestRefresher(redis, groups);
+
+    await refresher.refresh();
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.pendingEntries, { stream: healthy })).toBe(3);
+    expect(await samplesOf(metrics, healthy)).toHaveLength(groupGauges(metrics).length);
+    for (const stream of [missing, noGroup, wrongType]) {
+      expect(await samplesOf(metrics, stream)).toEqual([]);
+    }
+    // The stream without the group still has a length; a missing or mistyped key has none.
+    expect(await gaugeValue(metrics.streamLengthEntries, { stream: noGroup })).toBe(1);
+    expect(await gaugeValue(metrics.streamLengthEntries, { stream: missing })).toBeUndefined();
+    expect(await gaugeValue(metrics.streamLengthEntries, { stream: wrongType })).toBeUndefined();
+    expect(await gaugeValue(metrics.redisUp, {})).toBe(1);
+    const states = logLines
+      .filter((line) => line.msg === "group not readable: its gauges have no samples")
+      .map((line) => [line.stream, line.state, line.level]);
+    expect(states).toEqual([
+      [missing, "no-stream", 20],
+      [noGroup, "no-group", 20],
+      [wrongType, "wrong-type", 20],
+    ]);
+
+    // The missing stream appears: its gauges come back; the healthy one goes: its series go.
+    await addStuckEntries(redis, missing, "workers", numberedBodies(2));
+    await redis.del(healthy);
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.pendingEntries, { stream: missing })).toBe(2);
+    expect(await samplesOf(metrics, healthy)).toEqual([]);
+    expect(await gaugeValue(metrics.streamLengthEntries, { stream: healthy })).toBeUndefined();
+    const changes = logLines.filter((line) => line.stream === missing || line.stream === healthy);
+    expect(changes.map((line) => [line.stream, line.state, line.previous])).toEqual([
+      [missing, "no-stream", "unknown"],
+      [healthy, "no-stream", "ok"],
+      [missing, "ok", "no-stream"],
+    ]);
+  });
+
+  it("a dead-letter key of the wrong type drops only the dead-letter length", async () => {
+    const stream = uniquePrefix("dl-wrong");
+    const group = groupConfig(stream);
+    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
+    await redis.set(group.deadLetterStream, "oops");
+    const { refresher, metrics } = createTestRefresher(redis, [group]);
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.pendingEntries, { stream })).toBe(1);
+    expect(await gaugeValue(metrics.deadLetterLengthEntries, { stream })).toBeUndefined();
+  });
+});
+
+describe("Redis down", () => {
+  it("refresh resolves within the timeout, redis_up is 0 and the gauges are dropped", async () => {
+    const local = await startRedis();
+    try {
+      const client = local.client();
+      const stream = uniquePrefix("down");
+      await addStuckEntries(client, stream, "workers", numberedBodies(5));
+      const { refresher, metrics } = createTestRefresher(client, [groupConfig(stream)], {
+        perConsumer: true,
+        scrapeTimeoutMs: 500,
+      });
+      await refresher.scanOnce(new AbortController().signal);
+      await refresher.refresh();
+      expect(await gaugeValue(metrics.redisUp, {})).toBe(1);
+      expect(await samplesOf(metrics, stream)).toHaveLength(groupGauges(metrics).length);
+      expect(await gaugeValue(metrics.consumerPendingEntries, { stream })).toBe(5);
+
+      metrics.ghostEntries.inc({ stream, group: "workers" }, 2);
+
+      await local.kill();
+      const started = performance.now();
+      await expect(refresher.refresh()).resolves.toBeUndefined();
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(await gaugeValue(metrics.redisUp, {})).toBe(0);
+      expect(await samplesOf(metrics, stream)).toEqual([]);
+      expect(await gaugeSamples(metrics.streamLengthEntries)).toEqual([]);
+      expect(await gaugeSamples(metrics.consumerPendingEntries)).toEqual([]);
+      expect(await gaugeSamples(metrics.pelScanTimestampSeconds)).toEqual([]);
+      expect(await refresher.ping()).toBe(false);
+      // The counters are not the refresher's to drop: they survive an outage.
+      expect(await gaugeValue(metrics.ghostEntries, { stream })).toBe(2);
+
+      // A new, empty server: Redis answers again, and the old group is gone from it.
+      await local.restart();
+      await vi.waitFor(
+        async () => {
+          await refresher.refresh();
+          expect(await gaugeValue(metrics.redisUp, {})).toBe(1);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(await samplesOf(metrics, stream)).toEqual([]);
+      await refresher.stop();
+    } finally {
+      await local.stop();
+    }
+  });
+});
