@@ -48,6 +48,9 @@ async function readRules(): Promise<AlertRule[]> {
 }
 
 /** The state each fabricated group starts in; none of them is touched by a sweep until later. */
+/** Set up with the streams; the test trims the trim stream up to here. */
+let trimFirstEntriesUpTo = "";
+
 async function fabricateInitialState(): Promise<void> {
   const now = await redisNowMs(redis);
   // Entries idle for an hour in a group the janitor only monitors.
@@ -61,12 +64,15 @@ async function fabricateInitialState(): Promise<void> {
     await redis.xadd(streams.lagUnknown, `${t}-${seq}`, "n", "x");
   await redis.xdel(streams.lagUnknown, `${t}-2`);
   await redis.xgroup("CREATE", streams.lagUnknown, "workers", `${t}-1`);
-  // The group still needs an entry 50 s younger than the stream's first one.
+  // The group still needs an entry 100 s younger than the stream's first one; the test trims the
+  // first entry later, so the headroom shrinks to 50 s, as it does when trimming closes in.
+  await redis.xadd(streams.trim, `${now - 150_000}-0`, "n", "x");
   await redis.xadd(streams.trim, `${now - 100_000}-0`, "n", "x");
   await redis.xadd(streams.trim, `${now - 50_000}-0`, "n", "x");
   await redis.xgroup("CREATE", streams.trim, "workers", "0");
-  await redis.call("XREADGROUP", "GROUP", "workers", "c", "COUNT", 1, "STREAMS", streams.trim, ">");
-  await redis.xack(streams.trim, "workers", `${now - 100_000}-0`);
+  await redis.call("XREADGROUP", "GROUP", "workers", "c", "COUNT", 2, "STREAMS", streams.trim, ">");
+  await redis.xack(streams.trim, "workers", `${now - 150_000}-0`, `${now - 100_000}-0`);
+  trimFirstEntriesUpTo = `${now - 100_000}-0`;
   // An hour-old entry never delivered to the group.
   await redis.xadd(streams.lagging, `${now - 3_600_000}-0`, "n", "x");
   await redis.xgroup("CREATE", streams.lagging, "workers", "0");
@@ -146,6 +152,17 @@ describe("Prometheus scraping the daemon, with the project's alert rules", () =>
         await select(`stream_janitor_dead_lettered_entries_total{stream="${streams.dead}"}`),
       ).toHaveLength(2);
       expect(await select("stream_janitor_leader == 1")).toHaveLength(1);
+    }, POLL);
+    await vi.waitFor(async () => {
+      expect(
+        await select(`stream_janitor_trim_headroom_seconds{stream="${streams.trim}"} > 90`),
+      ).toHaveLength(1);
+    }, POLL);
+    await redis.xtrim(streams.trim, "MINID", trimFirstEntriesUpTo);
+    await vi.waitFor(async () => {
+      expect(
+        await select(`stream_janitor_trim_headroom_seconds{stream="${streams.trim}"} < 60`),
+      ).toHaveLength(1);
     }, POLL);
     await fabricateGhostAndDeadLetter();
     await vi.waitFor(async () => {
