@@ -1,4 +1,6 @@
 // Type-aware linting: floating promises and misused promises are what kill daemons.
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -10,7 +12,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: { allowDefaultProject: ["config/*.js", "test/*.mjs"] },
-        tsconfigRootDir: new URL("..", import.meta.url).pathname,
+        tsconfigRootDir: resolve(dirname(fileURLToPath(import.meta.url)), ".."),
       },
     },
     rules: {
