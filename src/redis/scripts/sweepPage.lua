@@ -118,25 +118,36 @@ local nowMs = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
-local toAcknowledge = {}
-local function writeCopy(key, trim, metadata, fields)
-  local skip = {}
-  for i = 1, #metadata, 2 do skip[metadata[i]] = true end
-  local args = { 'XADD', key }
-  if trim then
-    args[#args + 1] = 'MAXLEN'
-    args[#args + 1] = '~'
-    args[#args + 1] = deadLetterMaxLen
-  end
-  args[#args + 1] = '*'
-  for i = 1, #metadata do args[#args + 1] = metadata[i] end
+-- The XADD argument lists are built once per page and reused for every entry: only a few slots
+-- change, and the fields follow the metadata (names that the metadata sets are skipped).
+local deadLetterArgs = {
+  'XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*',
+  'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
+  'x-delivery-count', '', 'x-dead-letter-reason', '', 'x-dead-lettered-at', nowMs,
+  'x-last-consumer', '',
+}
+local requeueArgs = { 'XADD', target, '*', 'x-original-id', '', 'x-delivery-count', '' }
+local deadLetterNames, requeueNames = {}, {}
+for i = 7, #deadLetterArgs, 2 do deadLetterNames[deadLetterArgs[i]] = true end
+for i = 4, #requeueArgs, 2 do requeueNames[requeueArgs[i]] = true end
+
+local function addWithFields(args, prefixLength, skip, fields)
+  local n = prefixLength
   for i = 1, #fields, 2 do
-    if not skip[fields[i]] then
-      args[#args + 1] = fields[i]
-      args[#args + 1] = fields[i + 1]
+    local name = fields[i]
+    if not skip[name] then
+      args[n + 1] = name
+      args[n + 2] = fields[i + 1]
+      n = n + 2
     end
   end
-  redis.call(unpack(args))
+  redis.call(unpack(args, 1, n))
+end
+
+local toAcknowledge, acknowledgeCount = {}, 0
+local function acknowledge(id)
+  acknowledgeCount = acknowledgeCount + 1
+  toAcknowledge[acknowledgeCount] = id
 end
 
 -- Puts an entry back where it was: same owner, same idle time, same delivery count.
@@ -159,7 +170,7 @@ for _, claimed in ipairs(claim[2]) do
   if not fields then
     -- Redis 6.2 returns deleted entries with a nil body and keeps them pending; 7.0 removes them.
     ghosts[#ghosts + 1] = id
-    toAcknowledge[#toAcknowledge + 1] = id
+    acknowledge(id)
   elseif #fields > maxFieldValues then
     restore(id, entry)
     result[10][#result[10] + 1] = id
@@ -181,20 +192,18 @@ for _, claimed in ipairs(claim[2]) do
       reason = 'action'
     end
     if reason then
-      writeCopy(deadLetters, true, {
-        'x-original-id', originalId,
-        'x-original-stream', source,
-        'x-original-group', group,
-        'x-delivery-count', tostring(deliveries),
-        'x-dead-letter-reason', reason,
-        'x-dead-lettered-at', nowMs,
-        'x-last-consumer', entry[2],
-      }, fields)
-      toAcknowledge[#toAcknowledge + 1] = id
+      deadLetterArgs[8] = originalId
+      deadLetterArgs[14] = tostring(deliveries)
+      deadLetterArgs[16] = reason
+      deadLetterArgs[20] = entry[2]
+      addWithFields(deadLetterArgs, 20, deadLetterNames, fields)
+      acknowledge(id)
       if reason == 'max-deliveries' then result[6] = result[6] + 1 else result[7] = result[7] + 1 end
     elseif action == 'requeue' then
-      writeCopy(target, false, { 'x-original-id', originalId, 'x-delivery-count', tostring(deliveries) }, fields)
-      toAcknowledge[#toAcknowledge + 1] = id
+      requeueArgs[5] = originalId
+      requeueArgs[7] = tostring(deliveries)
+      addWithFields(requeueArgs, 7, requeueNames, fields)
+      acknowledge(id)
       result[4] = result[4] + 1
     else
       local consumer = pickConsumer(entry[2])
@@ -210,8 +219,8 @@ for _, claimed in ipairs(claim[2]) do
   end
 end
 
-for first = 1, #toAcknowledge, 1000 do
-  local last = math.min(first + 999, #toAcknowledge)
+for first = 1, acknowledgeCount, 1000 do
+  local last = math.min(first + 999, acknowledgeCount)
   redis.call('XACK', source, group, unpack(toAcknowledge, first, last))
 end
 -- The janitor's consumer owns nothing once the page is done; leaving it would show a phantom
