@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { constants } from "node:fs";
 import { access, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { maskUrl } from "../logging/createLogger.js";
+import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
+import { freePort, spawnRedisServer } from "./spawnRedisServer.js";
 
 /** The Redis the demo talks to: a throwaway server it started, or one the user pointed it at. */
 export interface DemoRedis {
@@ -25,8 +25,6 @@ export class RedisUnavailableError extends Error {
   override name = "RedisUnavailableError";
 }
 
-const READY_LINE = "Ready to accept connections";
-const START_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 3_000;
 
 export async function provideRedis(env: NodeJS.ProcessEnv): Promise<DemoRedis> {
@@ -36,7 +34,7 @@ export async function provideRedis(env: NodeJS.ProcessEnv): Promise<DemoRedis> {
       url,
       owned: false,
       pid: undefined,
-      description: `using your Redis at ${maskUrl(url)} (set by STREAM_JANITOR_REDIS_URL)`,
+      description: `using your Redis at ${maskRedisUrl(url)} (set by STREAM_JANITOR_REDIS_URL)`,
       stop: () => Promise.resolve(),
     };
   }
@@ -70,37 +68,16 @@ async function findOnPath(name: string, path: string): Promise<string | undefine
   return undefined;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  server.close();
-  await once(server, "close");
-  return port;
-}
-
 async function startThrowawayServer(binary: string): Promise<DemoRedis> {
   const dir = await mkdtemp(join(tmpdir(), "stream-janitor-demo-"));
   const port = await freePort();
-  const child = spawn(
-    binary,
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      dir,
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-    ],
-    // Its own process group: a Ctrl-C in the terminal must reach only the demo, which then stops
-    // the daemon while Redis still answers, and kills the server last.
-    { stdio: ["ignore", "pipe", "pipe"], detached: true },
+  // Its own process group: a Ctrl-C in the terminal must reach only the demo, which then stops
+  // the daemon while Redis still answers, and kills the server last.
+  const child = await spawnRedisServer({ binary, port, dir, detached: true }).catch(
+    async (error: unknown) => {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    },
   );
   // Safety net for an exit that skips stop() (a crash): never leave a server behind.
   const killOnExit = (): void => {
@@ -108,17 +85,6 @@ async function startThrowawayServer(binary: string): Promise<DemoRedis> {
   };
   process.on("exit", killOnExit);
   const removeDir = (): Promise<void> => rm(dir, { recursive: true, force: true });
-  try {
-    await waitUntilReady(child);
-  } catch (error) {
-    killOnExit();
-    process.off("exit", killOnExit);
-    await removeDir();
-    throw error;
-  }
-  // Past start-up its output is of no interest; keep draining it so the pipes never fill.
-  child.stdout?.resume();
-  child.stderr?.resume();
   let stopping: Promise<void> | undefined;
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -134,38 +100,6 @@ async function startThrowawayServer(binary: string): Promise<DemoRedis> {
       return stopping;
     },
   };
-}
-
-function waitUntilReady(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => {
-      finish(new Error(`redis-server did not start within ${START_TIMEOUT_MS} ms:\n${output}`));
-    }, START_TIMEOUT_MS);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      // The server says when it is ready: wait for that line rather than polling.
-      if (output.includes(READY_LINE)) finish(undefined);
-    };
-    const onExit = (code: number | null): void => {
-      finish(
-        new Error(`redis-server exited (code ${String(code)}) before it was ready:\n${output}`),
-      );
-    };
-    const finish = (error: Error | undefined): void => {
-      clearTimeout(timer);
-      child.stdout?.off("data", onData);
-      child.stderr?.off("data", onData);
-      child.off("exit", onExit);
-      child.off("error", finish);
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", onExit);
-    child.once("error", finish);
-  });
 }
 
 /** SIGTERM (nothing to save, so it is quick), SIGKILL if it lingers. */

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import { Redis } from "ioredis";
+import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 
 /** A throwaway redis-server on an ephemeral port, in a temporary directory, without persistence. */
 export interface RedisServer {
@@ -20,77 +20,12 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  server.close();
-  await once(server, "close");
-  return port;
-}
-
-function launch(port: number, dir: string, extraArgs: readonly string[]): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      dir,
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--daemonize",
-      "no",
-      "--loglevel",
-      "notice",
-      ...extraArgs,
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  return new Promise((resolve, reject) => {
-    let output = "";
-    let ready = false;
-    // The server says when it is ready: wait for that line rather than polling or sleeping.
-    // The listener stays: the pipe must keep draining or a chatty server would block on it.
-    const onData = (chunk: Buffer): void => {
-      if (ready) return;
-      output += chunk.toString();
-      if (!output.includes("Ready to accept connections")) return;
-      ready = true;
-      clearTimeout(giveUp);
-      child.removeAllListeners("exit");
-      child.removeAllListeners("error");
-      resolve(child);
-    };
-    const giveUp = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`redis-server did not become ready within 10 s: ${output}`));
-    }, 10_000);
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => {
-      if (!ready) output += chunk.toString();
-    });
-    child.once("error", (error) => {
-      clearTimeout(giveUp);
-      reject(error);
-    });
-    child.once("exit", (code) => {
-      clearTimeout(giveUp);
-      reject(new Error(`redis-server exited with ${String(code)} before answering: ${output}`));
-    });
-  });
-}
+export { freePort };
 
 export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "sj-redis-"));
   const port = await freePort();
-  let child = await launch(port, dir, extraArgs);
+  let child = await spawnRedisServer({ port, dir, extraArgs });
   // A worker that dies mid-test must not leave servers behind.
   const killOnExit = (): void => {
     child.kill("SIGKILL");
@@ -119,7 +54,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
     kill: killChild,
     async restart() {
       await killChild();
-      child = await launch(port, dir, extraArgs);
+      child = await spawnRedisServer({ port, dir, extraArgs });
     },
     async stop() {
       for (const c of clients) c.disconnect();
