@@ -1,0 +1,209 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { Agent, get } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+/** A `stream-janitor run` child process, as an operator would run it. */
+export interface DaemonChild {
+  readonly pid: number;
+  readonly httpUrl: string;
+  readonly process: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  /** The last log lines (bounded), for error messages. */
+  readonly recentLines: string[];
+  kill(signal: NodeJS.Signals): void;
+  /** SIGTERM, then waits for the exit (SIGKILL after 30 s); removes the config file. */
+  stop(): Promise<void>;
+}
+
+const STARTUP_TIMEOUT_MS = 30_000;
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/**
+ * Starts `node <cli> run --config <tmp>.yaml` (the file holds JSON, which is YAML too) and waits for
+ * the "stream-janitor running" log line, which carries the HTTP address (http.port 0 in the config).
+ */
+export async function startDaemonChild(
+  cliPath: string,
+  config: Record<string, unknown>,
+): Promise<DaemonChild> {
+  const dir = await mkdtemp(join(tmpdir(), "sj-bench-"));
+  const configPath = join(dir, "stream-janitor.yaml");
+  await writeFile(configPath, JSON.stringify(config, null, 1));
+  const child = spawn(process.execPath, [cliPath, "run", "--config", configPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, STREAM_JANITOR_CONFIG: "" },
+  });
+  running.add(child);
+  let signalled = false;
+  let started = false;
+  const recentLines: string[] = [];
+  const exited = once(child, "exit").then(([code, signal]) => {
+    running.delete(child);
+    // A daemon that dies on its own would otherwise surface as a refused connection later.
+    if (!signalled && started) {
+      process.stderr.write(
+        `daemon ${String(child.pid)} exited by itself (code ${String(code)}, signal ${String(signal)}); last lines:\n${recentLines.join("\n")}\n`,
+      );
+    }
+  });
+  const remember = (line: string): void => {
+    recentLines.push(line);
+    if (recentLines.length > 40) recentLines.shift();
+  };
+  createInterface({ input: child.stderr }).on("line", remember);
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(
+        new Error(
+          `daemon did not start within ${STARTUP_TIMEOUT_MS} ms:\n${recentLines.join("\n")}`,
+        ),
+      );
+    }, STARTUP_TIMEOUT_MS);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited during start-up:\n${recentLines.join("\n")}`));
+    });
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      remember(line);
+      try {
+        const parsed = JSON.parse(line) as { msg?: unknown; http?: unknown };
+        if (parsed.msg === "stream-janitor running" && typeof parsed.http === "string") {
+          clearTimeout(timer);
+          resolve(parsed.http);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+  });
+  let httpUrl: string;
+  try {
+    httpUrl = await ready;
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  started = true;
+  const pid = child.pid ?? 0;
+  return {
+    pid,
+    httpUrl,
+    process: child,
+    exited,
+    recentLines,
+    kill: (signal) => {
+      signalled = true;
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+    async stop() {
+      signalled = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const force = setTimeout(() => child.kill("SIGKILL"), 30_000);
+        await exited;
+        clearTimeout(force);
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+function getOnce(url: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get(url, { agent, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() });
+      });
+      response.on("error", reject);
+    });
+    request.on("timeout", () => request.destroy(new Error(`GET ${url} timed out`)));
+    request.on("error", reject);
+  });
+}
+
+/**
+ * GET over a kept-alive connection (as Prometheus scrapes): status and body. A kept-alive socket
+ * the server closes just as it is reused fails with ECONNRESET ("socket hang up"); the GET is
+ * idempotent, so that one case is retried once on a fresh socket.
+ */
+export async function httpGet(
+  url: string,
+  timeoutMs = 10_000,
+): Promise<{ status: number; body: string }> {
+  try {
+    return await getOnce(url, timeoutMs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
+    return getOnce(url, timeoutMs);
+  }
+}
+
+/** The value of an unlabelled sample in a Prometheus exposition, or undefined. */
+export function gauge(body: string, name: string): number | undefined {
+  const match = new RegExp(`^${name} (\\S+)$`, "mu").exec(body);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+export interface MemoryStatus {
+  /** Resident set size now, kB. */
+  rssKb: number;
+  /** Peak resident set size (high-water mark), kB. */
+  hwmKb: number;
+}
+
+/** VmRSS and VmHWM from /proc/<pid>/status (Linux). */
+export async function memoryStatus(pid: number): Promise<MemoryStatus | undefined> {
+  let text: string;
+  try {
+    text = await readFile(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "mu").exec(text)?.[1] ?? Number.NaN);
+  return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
+}
+
+/** Polls until `predicate` holds (every `intervalMs`), or throws after `timeoutMs`. */
+export async function waitUntil(
+  predicate: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 10,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (performance.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A daemon configuration for the bench: quiet HTTP on a free port, the given Redis. */
+export function daemonConfig(
+  redisUrl: string,
+  overrides: { lease?: object; sweep?: object; metrics?: object; groups?: object[]; log?: object },
+): Record<string, unknown> {
+  return {
+    redis: { url: redisUrl },
+    http: { host: "127.0.0.1", port: 0 },
+    log: { level: "info", ...overrides.log },
+    lease: { ...overrides.lease },
+    sweep: { ...overrides.sweep },
+    ...(overrides.metrics === undefined ? {} : { metrics: overrides.metrics }),
+    groups: overrides.groups ?? [],
+  };
+}
