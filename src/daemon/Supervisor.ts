@@ -65,6 +65,11 @@ export class Supervisor {
     if (this.started && !this.stopController.signal.aborted) this.schedule(0);
   }
 
+  /** True while a pass runs or one is scheduled: false after stop(), or the loop leaked. */
+  get active(): boolean {
+    return this.timer !== undefined || this.inFlight !== undefined;
+  }
+
   async stop(): Promise<void> {
     this.stopController.abort();
     clearTimeout(this.timer);
