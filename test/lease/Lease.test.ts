@@ -4,15 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import type { LostReason } from "../../src/lease/types.js";
+import { waitFor } from "../support/waitFor.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
-import {
-  FAST,
-  leaseConnection,
-  nextEvent,
-  RecordingTimers,
-  silentLogger,
-  waitFor,
-} from "./leaseTestKit.js";
+import { FAST, leaseConnection, nextEvent, RecordingTimers, silentLogger } from "./leaseTestKit.js";
 
 let server: RedisServer;
 let admin: Redis;

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
+import { waitFor } from "../support/waitFor.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
 import {
   countCommands,
@@ -10,7 +11,6 @@ import {
   nextEvent,
   RecordingTimers,
   silentLogger,
-  waitFor,
 } from "./leaseTestKit.js";
 
 let server: RedisServer;

@@ -1,5 +1,4 @@
 import { once } from "node:events";
-import { setTimeout as delay } from "node:timers/promises";
 import { Redis, type RedisOptions } from "ioredis";
 import { pino } from "pino";
 import { vi } from "vitest";
@@ -11,19 +10,6 @@ export const silentLogger = pino({ level: "silent" });
 
 /** Tiny timings that satisfy ttl > deadline > 1.2 * period. */
 export const FAST = { ttlMs: 300, renewDeadlineMs: 200, retryPeriodMs: 50 } as const;
-
-/** Polls `predicate` every 5 ms; rejects after `timeoutMs`. Waiting on state, not on time. */
-export async function waitFor(
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 2_000,
-  what = "condition",
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await delay(5);
-  }
-}
 
 /**
  * The lease's own connection, as the composition root would build it: short commandTimeout, no
