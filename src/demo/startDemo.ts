@@ -2,7 +2,8 @@ import { Redis } from "ioredis";
 import { readVersion } from "../commands/readVersion.js";
 import { startDaemon } from "../daemon/startDaemon.js";
 import { TeardownStack } from "../daemon/TeardownStack.js";
-import { createLogger, maskUrl } from "../logging/createLogger.js";
+import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
+import { createLogger } from "../logging/createLogger.js";
 import { DeadLetterWatcher } from "./DeadLetterWatcher.js";
 import {
   chooseHttpPort,
@@ -74,7 +75,7 @@ export async function startDemo(
     } catch (error) {
       // The first command is where an unreachable or refusing server shows: say so plainly.
       throw new RedisUnavailableError(
-        `cannot use the Redis at ${maskUrl(redis.url)}: ${errorMessage(error)}`,
+        `cannot use the Redis at ${maskRedisUrl(redis.url)}: ${errorMessage(error)}`,
       );
     }
 

@@ -27,6 +27,3 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   };
   return destination === undefined ? pino(options) : pino(options, destination);
 }
-
-/** For messages that must name a Redis URL: credentials masked. */
-export { maskRedisUrl as maskUrl } from "../config/formatEffectiveConfig.js";

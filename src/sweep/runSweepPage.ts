@@ -1,12 +1,7 @@
 import type { GroupAction } from "../config/types.js";
+import type { Fence } from "../lease/types.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
-
-/** A key and the value it must hold for a script to change anything (the lease). */
-export interface Fence {
-  readonly key: string;
-  readonly value: string;
-}
 
 export interface PageRequest {
   group: ResolvedGroup;

@@ -5,7 +5,8 @@ import { classifySweepError } from "./classifySweepError.js";
 import { findReassignCandidates } from "./findReassignCandidates.js";
 import { emptyResult, MAX_REPORTED_IDS, type GroupSweepResult } from "./GroupSweepResult.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
-import { runSweepPage, type Fence, type PageResult } from "./runSweepPage.js";
+import type { Fence } from "../lease/types.js";
+import { runSweepPage, type PageResult } from "./runSweepPage.js";
 
 /** The janitor's consumer name inside each group; it owns entries only inside one script call. */
 export const JANITOR_CONSUMER = "stream-janitor";

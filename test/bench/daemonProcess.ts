@@ -177,21 +177,6 @@ export async function memoryStatus(pid: number): Promise<MemoryStatus | undefine
   return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
 }
 
-/** Polls until `predicate` holds (every `intervalMs`), or throws after `timeoutMs`. */
-export async function waitUntil(
-  predicate: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  what: string,
-  intervalMs = 10,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (performance.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 /** A daemon configuration for the bench: quiet HTTP on a free port, the given Redis. */
 export function daemonConfig(
   redisUrl: string,

@@ -3,7 +3,7 @@ import { createRedisClient } from "../../src/redis/createRedisClient.js";
 import { registerScripts, type ScriptedRedis } from "../../src/redis/scriptedRedis.js";
 import type { GroupSweepResult } from "../../src/sweep/GroupSweepResult.js";
 import { resolveGroup, type ResolvedGroup } from "../../src/sweep/resolveGroup.js";
-import type { Fence } from "../../src/sweep/runSweepPage.js";
+import type { Fence } from "../../src/lease/types.js";
 import { JANITOR_CONSUMER, sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { SweepPath } from "./naiveLoop.js";
 

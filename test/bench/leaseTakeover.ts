@@ -1,11 +1,11 @@
 import type { Redis } from "ioredis";
+import { waitFor } from "../support/waitFor.js";
 import { startRedis } from "../support/redisServer.js";
 import {
   daemonConfig,
   gauge,
   httpGet,
   startDaemonChild,
-  waitUntil,
   type DaemonChild,
 } from "./daemonProcess.js";
 import { LEASE_KEY } from "./janitorSweep.js";
@@ -54,11 +54,10 @@ async function start(options: BenchOptions, url: string, timings: Timings): Prom
     options.cliPath,
     daemonConfig(url, { log: { level: "info" }, lease: timings }),
   );
-  await waitUntil(
-    async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200,
-    20_000,
-    "the daemon to be ready",
-  );
+  await waitFor(async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200, {
+    timeoutMs: 20_000,
+    what: "the daemon to be ready",
+  });
   return child;
 }
 
@@ -78,7 +77,7 @@ async function takeOver(
   });
   let keyMs = Number.NaN;
   let gaugeMs = Number.NaN;
-  await waitUntil(
+  await waitFor(
     async () => {
       const [value, leads] = await Promise.all([
         Number.isNaN(keyMs) ? redis.get(LEASE_KEY) : Promise.resolve(null),
@@ -89,9 +88,7 @@ async function takeOver(
       if (Number.isNaN(gaugeMs) && leads) gaugeMs = now;
       return !Number.isNaN(keyMs) && !Number.isNaN(gaugeMs);
     },
-    timings.ttlMs * 4 + 10_000,
-    "the standby to take over",
-    10,
+    { timeoutMs: timings.ttlMs * 4 + 10_000, what: "the standby to take over", intervalMs: 10 },
   );
   await leader.exited;
   await leader.stop();
@@ -108,10 +105,9 @@ async function series(
 ): Promise<TakeoverRun[]> {
   const runs: TakeoverRun[] = [];
   let leader = await start(options, url, timings);
-  await waitUntil(
+  await waitFor(
     async () => holderPid(await redis.get(LEASE_KEY)) === leader.pid && (await isLeader(leader)),
-    timings.ttlMs * 4 + 10_000,
-    "the first daemon to lead",
+    { timeoutMs: timings.ttlMs * 4 + 10_000, what: "the first daemon to lead" },
   );
   let standby = await start(options, url, timings);
   try {

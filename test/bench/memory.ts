@@ -1,5 +1,6 @@
+import { waitFor } from "../support/waitFor.js";
 import { startRedis } from "../support/redisServer.js";
-import { daemonConfig, memoryStatus, startDaemonChild, waitUntil } from "./daemonProcess.js";
+import { daemonConfig, memoryStatus, startDaemonChild } from "./daemonProcess.js";
 import type { BenchOptions, ScenarioResult } from "./scenario.js";
 import { pendingCount, seedStuckPel } from "./seed.js";
 import { max } from "./stats.js";
@@ -52,14 +53,12 @@ async function measure(options: BenchOptions, size: number): Promise<MemoryRun> 
     })();
     try {
       if (size > 0) {
-        await waitUntil(
+        await waitFor(
           async () => {
             pending = await pendingCount(admin, STREAM, GROUP);
             return pending === 0;
           },
-          300_000,
-          `the daemon to sweep ${size} entries`,
-          50,
+          { timeoutMs: 300_000, what: `the daemon to sweep ${size} entries`, intervalMs: 50 },
         );
       } else {
         await new Promise((resolve) => setTimeout(resolve, IDLE_WATCH_MS));

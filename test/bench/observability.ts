@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
+import { waitFor } from "../support/waitFor.js";
 import { startRedis } from "../support/redisServer.js";
-import { daemonConfig, httpGet, startDaemonChild, waitUntil } from "./daemonProcess.js";
+import { daemonConfig, httpGet, startDaemonChild } from "./daemonProcess.js";
 import { LEASE_KEY } from "./janitorSweep.js";
 import { readCommandStats, resetStats, type CommandStats } from "./redisStats.js";
 import type { BenchOptions, ScenarioResult } from "./scenario.js";
@@ -84,12 +85,11 @@ async function measureScrapes(
   );
   try {
     const metricsUrl = `${child.httpUrl}/metrics`;
-    await waitUntil(
-      async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200,
-      20_000,
-      "the daemon to be ready",
-      50,
-    );
+    await waitFor(async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200, {
+      timeoutMs: 20_000,
+      what: "the daemon to be ready",
+      intervalMs: 50,
+    });
     for (let i = 0; i < 3; i += 1) await httpGet(metricsUrl);
     await sleep(500);
 
@@ -194,12 +194,11 @@ async function daemonScan(options: BenchOptions, admin: Redis, url: string): Pro
     }),
   );
   try {
-    await waitUntil(
-      async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200,
-      20_000,
-      "the daemon to be ready",
-      50,
-    );
+    await waitFor(async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200, {
+      timeoutMs: 20_000,
+      what: "the daemon to be ready",
+      intervalMs: 50,
+    });
     await sleep(1000);
     await resetStats(admin);
     await sleep(windows.scanMs);

@@ -1,22 +1,15 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { capabilitiesOf } from "../../src/redis/detectCapabilities.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
 
-let server: RedisServer;
-let redis: Redis;
+const fixture = useRedisServer();
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
 afterAll(async () => {
   await Promise.all(cleanups.map((cleanup) => cleanup()));
-  await server.stop();
 });
 
 async function configPath(config: unknown): Promise<string> {
@@ -83,8 +76,8 @@ describe("check-config", () => {
 describe("sweep --json", () => {
   it("prints the contract's summary and exits 0 when every group was swept", async () => {
     const prefix = uniquePrefix("cli-sweep");
-    await addStuckEntries(redis, `${prefix}:stream`, "workers", numberedBodies(3));
-    const path = await configPath(testConfig(server.url, prefix, [{ minIdleMs: 1 }]));
+    await addStuckEntries(fixture.redis, `${prefix}:stream`, "workers", numberedBodies(3));
+    const path = await configPath(testConfig(fixture.server.url, prefix, [{ minIdleMs: 1 }]));
     const result = await runCli(["sweep", "--config", path, "--json"]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -101,14 +94,14 @@ describe("sweep --json", () => {
         },
       ],
     });
-    expect(await redis.get(`${prefix}:lease`)).toBeNull();
+    expect(await fixture.redis.get(`${prefix}:lease`)).toBeNull();
   });
 
   it("reports a group that could not be swept with an error and exits 1", async () => {
     const prefix = uniquePrefix("cli-broken");
-    await addStuckEntries(redis, `${prefix}:stream`, "workers", numberedBodies(1));
+    await addStuckEntries(fixture.redis, `${prefix}:stream`, "workers", numberedBodies(1));
     const path = await configPath(
-      testConfig(server.url, prefix, [
+      testConfig(fixture.server.url, prefix, [
         { minIdleMs: 1 },
         { stream: `${prefix}:missing`, minIdleMs: 1 },
       ]),

@@ -1,31 +1,21 @@
-import type { Redis } from "ioredis";
 import { pino } from "pino";
 import { Registry } from "prom-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { registerScripts } from "../../src/redis/scriptedRedis.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 /** A term whose fence Redis holds, as the lease would leave it. */
 async function heldTerm(stream: string): Promise<LeaderTerm & { end: () => void }> {
   const controller = new AbortController();
-  await redis.set(`${stream}:lease`, "me");
+  await fixture.redis.set(`${stream}:lease`, "me");
   return {
     signal: controller.signal,
     fence: { key: `${stream}:lease`, value: "me" },
@@ -40,7 +30,7 @@ function supervisor(stream: string, term: () => LeaderTerm | undefined, interval
     metrics,
     supervisor: new Supervisor({
       groups: [groupConfig(stream)],
-      redis: registerScripts(redis),
+      redis: registerScripts(fixture.redis),
       logger: pino({ level: "silent" }),
       metrics,
       intervalMs,
@@ -59,7 +49,7 @@ describe("Supervisor", () => {
 
   it("joins a pass in flight instead of starting a second one, and counts on the leader", async () => {
     const stream = uniquePrefix("join");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(500));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(500));
     const term = await heldTerm(stream);
     const { supervisor: leader, metrics } = supervisor(stream, () => term);
     const first = leader.supervise();
@@ -73,7 +63,7 @@ describe("Supervisor", () => {
 
   it("stops its loop: after stop() nothing is scheduled or running, and stop() is idempotent", async () => {
     const stream = uniquePrefix("loop");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(10));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10));
     const term = await heldTerm(stream);
     const { supervisor: loop, metrics } = supervisor(stream, () => term, 5);
     loop.start();
@@ -90,7 +80,7 @@ describe("Supervisor", () => {
 
   it("starts no pass for a term that has ended", async () => {
     const stream = uniquePrefix("term-ends");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1000));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1000));
     const term = await heldTerm(stream);
     const { supervisor: leader } = supervisor(stream, () => term);
     term.end();

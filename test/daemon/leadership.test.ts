@@ -1,29 +1,20 @@
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
 
-let server: RedisServer;
-let redis: Redis;
+const fixture = useRedisServer();
 const running: DaemonProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
 afterEach(async () => {
   await Promise.all(running.splice(0).map((daemon) => daemon.kill()));
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
-afterAll(async () => {
-  await server.stop();
-});
 
 async function startDaemons(count: number, prefix: string): Promise<DaemonProcess[]> {
-  const config = await writeConfigFile(testConfig(server.url, prefix, [{}]));
+  const config = await writeConfigFile(testConfig(fixture.server.url, prefix, [{}]));
   cleanups.push(config.remove);
   const daemons = await Promise.all(
     Array.from({ length: count }, () => DaemonProcess.start(config.path)),
@@ -95,6 +86,6 @@ describe("leadership across processes", () => {
     // Released, not expired: well under the TTL.
     expect(takeoverMs).toBeLessThan(1500);
     expect(leader.logs.some((line) => line.msg === "stopped")).toBe(true);
-    expect(await redis.get(`${prefix}:lease`)).not.toBeNull();
+    expect(await fixture.redis.get(`${prefix}:lease`)).not.toBeNull();
   });
 });

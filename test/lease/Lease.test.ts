@@ -1,33 +1,22 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import type { LostReason } from "../../src/lease/types.js";
 import { waitFor } from "../support/waitFor.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { FAST, leaseConnection, nextEvent, RecordingTimers, silentLogger } from "./leaseTestKit.js";
 
-let server: RedisServer;
-let admin: Redis;
+const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  server = await startRedis();
-  admin = server.client();
-});
 
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-afterAll(async () => {
-  await server.stop();
-});
-
 /** A Lease on its own connection; stopped and disconnected after the test. */
 async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
-  const redis = await leaseConnection(server);
+  const redis = await leaseConnection(fixture.server);
   const timers = new RecordingTimers();
   const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
   cleanup.push(async () => {
@@ -48,7 +37,7 @@ describe("Lease", () => {
     const leaders = all.filter(({ lease }) => lease.isLeader);
     expect(leaders).toHaveLength(1);
     const leader = leaders[0]?.lease;
-    expect(leader?.fence).toEqual({ key, value: await admin.get(key) });
+    expect(leader?.fence).toEqual({ key, value: await fixture.redis.get(key) });
     expect(leader?.term?.fence).toEqual(leader?.fence);
     for (const { lease } of all) if (lease !== leader) expect(lease.fence).toBeUndefined();
   });
@@ -64,7 +53,7 @@ describe("Lease", () => {
     expect(losses).toEqual([]);
     expect(lease.term).toBe(term);
     expect(lease.term?.signal.aborted).toBe(false);
-    expect(await admin.get(key)).toBe(lease.fence?.value);
+    expect(await fixture.redis.get(key)).toBe(lease.fence?.value);
   });
 
   it("hands over to a standby at once when the leader stops (release)", async () => {
@@ -87,8 +76,8 @@ describe("Lease", () => {
   });
 
   it.each([
-    ["deleted", (key: string) => admin.del(key)],
-    ["overwritten", (key: string) => admin.set(key, "someone-else", "PX", 10_000)],
+    ["deleted", (key: string) => fixture.redis.del(key)],
+    ["overwritten", (key: string) => fixture.redis.set(key, "someone-else", "PX", 10_000)],
   ])("fires lost and aborts the signal when the key is %s", async (_name, steal) => {
     const key = uniquePrefix("stolen");
     const { lease } = await newLease(key);
@@ -107,12 +96,12 @@ describe("Lease", () => {
 
   it("stays standby while another value holds the key", async () => {
     const key = uniquePrefix("held");
-    await admin.set(key, "someone-else", "PX", 10_000);
+    await fixture.redis.set(key, "someone-else", "PX", 10_000);
     const { lease } = await newLease(key);
     lease.start();
     await delay(5 * FAST.retryPeriodMs);
     expect(lease.isLeader).toBe(false);
-    expect(await admin.get(key)).toBe("someone-else");
+    expect(await fixture.redis.get(key)).toBe("someone-else");
   });
 
   it("increases the fencing token with every acquisition", async () => {
@@ -126,10 +115,10 @@ describe("Lease", () => {
     await a.lease.stop();
     const [second] = await secondAcquired;
     const thirdAcquired = nextEvent(b.lease, "acquired");
-    await admin.del(key);
+    await fixture.redis.del(key);
     const [third] = await thirdAcquired;
     expect([first.fencingToken, second.fencingToken, third.fencingToken]).toEqual([1, 2, 3]);
-    expect(await admin.get(companionKey(key, "token"))).toBe("3");
+    expect(await fixture.redis.get(companionKey(key, "token"))).toBe("3");
   });
 
   it("tryAcquireOnce: undefined while held, else a term renewed until stop()", async () => {
@@ -146,9 +135,9 @@ describe("Lease", () => {
     expect(await oneShot.lease.tryAcquireOnce()).toBe(term);
     await delay(3 * FAST.ttlMs);
     expect(term?.signal.aborted).toBe(false);
-    expect(await admin.get(key)).toBe(term?.fence.value);
+    expect(await fixture.redis.get(key)).toBe(term?.fence.value);
     await oneShot.lease.stop();
     expect(term?.signal.aborted).toBe(true);
-    expect(await admin.exists(key)).toBe(0);
+    expect(await fixture.redis.exists(key)).toBe(0);
   });
 });

@@ -1,9 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { waitFor } from "../support/waitFor.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import {
   countCommands,
   FAST,
@@ -13,25 +12,15 @@ import {
   silentLogger,
 } from "./leaseTestKit.js";
 
-let server: RedisServer;
-let admin: Redis;
+const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  server = await startRedis();
-  admin = server.client();
-});
 
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-afterAll(async () => {
-  await server.stop();
-});
-
 async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
-  const redis = await leaseConnection(server);
+  const redis = await leaseConnection(fixture.server);
   const timers = new RecordingTimers();
   const commands = countCommands(redis);
   const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
@@ -70,7 +59,7 @@ describe("Lease lifecycle", () => {
 
   it("start() twice runs a single acquire loop", async () => {
     const key = uniquePrefix("single-loop");
-    await admin.set(key, "someone-else", "PX", 10_000);
+    await fixture.redis.set(key, "someone-else", "PX", 10_000);
     const { lease, commands } = await newLease(key, { random: () => 0 });
     const startedAt = performance.now();
     lease.start();
@@ -92,7 +81,7 @@ describe("Lease lifecycle", () => {
 
   it("waits retryPeriodMs plus up to 20 % jitter between standby attempts", async () => {
     const key = uniquePrefix("jitter");
-    await admin.set(key, "someone-else", "PX", 10_000);
+    await fixture.redis.set(key, "someone-else", "PX", 10_000);
     const periods: number[] = [];
     const timers = new RecordingTimers();
     const recording = {

@@ -1,33 +1,22 @@
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import { waitFor } from "../support/waitFor.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { startRedis, uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { FAST, leaseConnection, nextEvent, RecordingTimers, silentLogger } from "./leaseTestKit.js";
 
-let server: RedisServer;
-let admin: Redis;
+const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  server = await startRedis();
-  admin = server.client();
-});
 
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-afterAll(async () => {
-  await server.stop();
 });
 
 /** Margin for timer latency on a busy two-core machine. */
 const MARGIN_MS = 100;
 
 async function newLease(key: string, overrides: Partial<LeaseOptions>, commandTimeout = 100) {
-  const redis = await leaseConnection(server, { commandTimeout });
+  const redis = await leaseConnection(fixture.server, { commandTimeout });
   const timers = new RecordingTimers();
   const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
   cleanup.push(async () => {
@@ -40,7 +29,7 @@ async function newLease(key: string, overrides: Partial<LeaseOptions>, commandTi
 
 /** Blocks every client (lease included) for `ms`; the commands already sent stay unanswered. */
 async function pauseRedis(ms: number): Promise<void> {
-  await admin.call("CLIENT", "PAUSE", String(ms), "ALL");
+  await fixture.redis.call("CLIENT", "PAUSE", String(ms), "ALL");
 }
 
 describe("Lease when Redis fails", () => {
@@ -73,7 +62,7 @@ describe("Lease when Redis fails", () => {
     const own = await startRedis();
     cleanup.push(() => own.stop());
     // Default reconnect and retry behaviour, commandTimeout well past the deadline: commands
-    // wait for a server that is gone, the deadline timer must not.
+    // wait for a fixture.server that is gone, the deadline timer must not.
     const redis = await leaseConnection(own, {
       commandTimeout: 500,
       maxRetriesPerRequest: 20,
@@ -115,8 +104,8 @@ describe("Lease when Redis fails", () => {
     const [term] = await nextEvent(lease, "acquired");
     expect(performance.now() - pausedAt).toBeLessThan(1_000);
     expect(term.fencingToken).toBe(1);
-    expect(await admin.get(companionKey(key, "token"))).toBe("1");
-    expect(await admin.get(key)).toBe(term.fence.value);
+    expect(await fixture.redis.get(companionKey(key, "token"))).toBe("1");
+    expect(await fixture.redis.get(key)).toBe(term.fence.value);
   });
 
   it("tryAcquireOnce rejects when Redis does not answer; stop() releases what it may hold", async () => {
@@ -125,9 +114,9 @@ describe("Lease when Redis fails", () => {
     await pauseRedis(200);
     await expect(lease.tryAcquireOnce()).rejects.toThrow(/timed out/i);
     // The timed-out attempt ran when the pause ended: Redis holds our value.
-    await waitFor(async () => (await admin.exists(key)) === 1);
+    await waitFor(async () => (await fixture.redis.exists(key)) === 1);
     await lease.stop();
-    expect(await admin.exists(key)).toBe(0);
+    expect(await fixture.redis.exists(key)).toBe(0);
   });
 
   it("stop() during an acquire in flight awaits it and releases the lease", async () => {
@@ -139,7 +128,7 @@ describe("Lease when Redis fails", () => {
     lease.start();
     await lease.stop();
     expect(acquired).toBe(false);
-    expect(await admin.exists(key)).toBe(0);
-    expect(await admin.get(companionKey(key, "token"))).toBe("1");
+    expect(await fixture.redis.exists(key)).toBe(0);
+    expect(await fixture.redis.get(companionKey(key, "token"))).toBe("1");
   });
 });

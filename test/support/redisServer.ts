@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 
 /** A throwaway redis-server on an ephemeral port, in a temporary directory, without persistence. */
@@ -70,4 +71,35 @@ let prefixCounter = 0;
 export function uniquePrefix(name: string): string {
   prefixCounter += 1;
   return `t${process.pid}-${prefixCounter}-${name.replace(/[^a-z0-9]+/giu, "-")}`;
+}
+
+export interface RedisFixture {
+  /** The file's server; set before its tests run. */
+  readonly server: RedisServer;
+  /** A client of it. */
+  readonly redis: Redis;
+}
+
+/** One throwaway server per test file: started before its tests, stopped after them. */
+export function useRedisServer(): RedisFixture {
+  let started: { server: RedisServer; redis: Redis } | undefined;
+  beforeAll(async () => {
+    const server = await startRedis();
+    started = { server, redis: server.client() };
+  });
+  afterAll(async () => {
+    await started?.server.stop();
+  });
+  const current = (): { server: RedisServer; redis: Redis } => {
+    if (started === undefined) throw new Error("useRedisServer: used outside a test");
+    return started;
+  };
+  return {
+    get server() {
+      return current().server;
+    },
+    get redis() {
+      return current().redis;
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { pino, type Logger } from "pino";
 import type { GroupConfig } from "../../src/config/types.js";
 import { registerScripts } from "../../src/redis/scriptedRedis.js";
 import { resolveGroup, type ResolvedGroup } from "../../src/sweep/resolveGroup.js";
-import type { Fence } from "../../src/sweep/runSweepPage.js";
+import type { Fence } from "../../src/lease/types.js";
 import type { SweepContext } from "../../src/sweep/sweepOnce.js";
 
 export function groupConfig(stream: string, overrides: Partial<GroupConfig> = {}): ResolvedGroup {

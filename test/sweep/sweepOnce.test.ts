@@ -1,5 +1,4 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { JANITOR_CONSUMER, sweepOnce } from "../../src/sweep/sweepOnce.js";
 import {
   addStuckEntries,
@@ -8,22 +7,13 @@ import {
   streamEntries,
 } from "../support/fabricatePel.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { captureLogger, groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 async function consumerNames(stream: string, group: string): Promise<string[]> {
-  const reply = (await redis.call("XINFO", "CONSUMERS", stream, group)) as unknown[][];
+  const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, group)) as unknown[][];
   return reply.map((flat) => String(flat[1]));
 }
 
@@ -31,7 +21,7 @@ describe("sweepOnce: requeue", () => {
   it("requeues a crashed consumer's entries with metadata first and the fields in order", async () => {
     const stream = uniquePrefix("requeue");
     const ids = await addStuckEntries(
-      redis,
+      fixture.redis,
       stream,
       "workers",
       numberedBodies(3, ["kind", "order"]),
@@ -41,7 +31,7 @@ describe("sweepOnce: requeue", () => {
     );
     const group = groupConfig(stream);
 
-    const result = await sweepOnce(group, sweepContext(redis), neverAborted);
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
 
     expect(result).toMatchObject({
       claimed: 3,
@@ -50,8 +40,8 @@ describe("sweepOnce: requeue", () => {
       ghosts: 0,
       complete: true,
     });
-    expect(await pendingEntries(redis, stream, "workers")).toEqual([]);
-    const copies = (await streamEntries(redis, stream)).slice(3);
+    expect(await pendingEntries(fixture.redis, stream, "workers")).toEqual([]);
+    const copies = (await streamEntries(fixture.redis, stream)).slice(3);
     expect(copies.map((c) => c.raw)).toEqual(
       ids.map((id, i) => [
         "x-original-id",
@@ -66,7 +56,7 @@ describe("sweepOnce: requeue", () => {
     );
     expect(await consumerNames(stream, "workers")).not.toContain(JANITOR_CONSUMER);
     await expect(
-      expectExactlyOnce(redis, {
+      expectExactlyOnce(fixture.redis, {
         stream,
         group: "workers",
         deadLetterStream: group.deadLetterStream,
@@ -77,30 +67,36 @@ describe("sweepOnce: requeue", () => {
 
   it("leaves entries that are not idle long enough alone", async () => {
     const stream = uniquePrefix("fresh");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(2), { idleMs: 10 });
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2), { idleMs: 10 });
     const result = await sweepOnce(
       groupConfig(stream, { minIdleMs: 60_000 }),
-      sweepContext(redis),
+      sweepContext(fixture.redis),
       neverAborted,
     );
     expect(result).toMatchObject({ claimed: 0, examined: 2, complete: true });
-    expect(await pendingEntries(redis, stream, "workers")).toHaveLength(2);
+    expect(await pendingEntries(fixture.redis, stream, "workers")).toHaveLength(2);
   });
 
   it("dead-letters a poison entry after exactly maxDeliveries consumer deliveries, across two requeues", async () => {
     const stream = uniquePrefix("poison");
-    const [originalId = ""] = await addStuckEntries(redis, stream, "workers", [["job", "poison"]], {
-      deliveries: 1,
-    });
+    const [originalId = ""] = await addStuckEntries(
+      fixture.redis,
+      stream,
+      "workers",
+      [["job", "poison"]],
+      {
+        deliveries: 1,
+      },
+    );
     const group = groupConfig(stream, { maxDeliveries: 3 });
-    const context = sweepContext(redis);
+    const context = sweepContext(fixture.redis);
     let consumerDeliveries = 1;
 
     // Deliveries 1 and 2 end in requeues; the consumer reads each copy once and crashes again.
     for (let round = 1; round <= 2; round += 1) {
       const result = await sweepOnce(group, context, neverAborted);
       expect(result).toMatchObject({ claimed: 1, requeued: 1, deadLettered: 0 });
-      const reply = (await redis.call(
+      const reply = (await fixture.redis.call(
         "XREADGROUP",
         "GROUP",
         "workers",
@@ -111,7 +107,17 @@ describe("sweepOnce: requeue", () => {
       )) as [string, [string, string[]][]][];
       const copyId = reply[0]?.[1][0]?.[0] ?? "";
       consumerDeliveries += 1;
-      await redis.call("XCLAIM", stream, "workers", "c2", 0, copyId, "IDLE", 3_600_000, "JUSTID");
+      await fixture.redis.call(
+        "XCLAIM",
+        stream,
+        "workers",
+        "c2",
+        0,
+        copyId,
+        "IDLE",
+        3_600_000,
+        "JUSTID",
+      );
     }
     expect(consumerDeliveries).toBe(3);
 
@@ -122,7 +128,7 @@ describe("sweepOnce: requeue", () => {
       deadLettered: 1,
       deadLetteredMaxDeliveries: 1,
     });
-    const [deadLetter] = await streamEntries(redis, group.deadLetterStream);
+    const [deadLetter] = await streamEntries(fixture.redis, group.deadLetterStream);
     expect(deadLetter?.raw.slice(0, 14)).toEqual([
       "x-original-id",
       originalId,
@@ -141,19 +147,19 @@ describe("sweepOnce: requeue", () => {
     ]);
     // The original fields follow, and a metadata field of the copy is replaced, not duplicated.
     expect(deadLetter?.raw.slice(14)).toEqual(["job", "poison"]);
-    expect(await pendingEntries(redis, stream, "workers")).toEqual([]);
+    expect(await pendingEntries(fixture.redis, stream, "workers")).toEqual([]);
   });
 
   it("dead-letters every claimed entry with action dead-letter, capped with MAXLEN ~", async () => {
     const stream = uniquePrefix("dl-action");
-    const ids = await addStuckEntries(redis, stream, "workers", numberedBodies(500));
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(500));
     const group = groupConfig(stream, { action: "dead-letter", deadLetterMaxLen: 100 });
-    const result = await sweepOnce(group, sweepContext(redis), neverAborted);
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
     expect(result).toMatchObject({ claimed: 500, deadLettered: 500, deadLetteredAction: 500 });
-    const length = await redis.xlen(group.deadLetterStream);
+    const length = await fixture.redis.xlen(group.deadLetterStream);
     expect(length).toBeGreaterThanOrEqual(100);
     expect(length).toBeLessThan(500);
-    const [first] = await streamEntries(redis, group.deadLetterStream);
+    const [first] = await streamEntries(fixture.redis, group.deadLetterStream);
     expect(first?.fields.get("x-dead-letter-reason")).toBe("action");
     expect(ids).toHaveLength(500);
   });
@@ -167,14 +173,14 @@ describe("sweepOnce: requeue", () => {
 describe("sweepOnce: ghosts", () => {
   it("reports entries deleted with XDEL and trimmed with XTRIM, with their ids", async () => {
     const stream = uniquePrefix("ghosts");
-    const ids = await addStuckEntries(redis, stream, "workers", numberedBodies(10));
-    await redis.xdel(stream, ids[5] ?? "");
-    await redis.xtrim(stream, "MAXLEN", 6); // 9 left after XDEL: removes the three oldest
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10));
+    await fixture.redis.xdel(stream, ids[5] ?? "");
+    await fixture.redis.xtrim(stream, "MAXLEN", 6); // 9 left after XDEL: removes the three oldest
     const { logger, lines } = captureLogger();
 
     const result = await sweepOnce(
       groupConfig(stream),
-      sweepContext(redis, { logger }),
+      sweepContext(fixture.redis, { logger }),
       neverAborted,
     );
 
@@ -184,6 +190,6 @@ describe("sweepOnce: ghosts", () => {
     expect(result.claimed).toBe(6);
     const warning = lines.find((line) => line.msg?.toString().startsWith("ghosts"));
     expect(warning).toMatchObject({ level: 40, stream, group: "workers", count: 4 });
-    expect(await pendingEntries(redis, stream, "workers")).toEqual([]);
+    expect(await pendingEntries(fixture.redis, stream, "workers")).toEqual([]);
   });
 });

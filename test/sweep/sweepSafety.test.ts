@@ -1,5 +1,4 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSweepPage } from "../../src/sweep/runSweepPage.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
 import { JANITOR_CONSUMER, sweepOnce } from "../../src/sweep/sweepOnce.js";
@@ -12,19 +11,10 @@ import {
   streamEntries,
 } from "../support/fabricatePel.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 describe("byte-exact copies", () => {
   it("copies invalid UTF-8, empty values, a 1 MB value and 1,000 fields exactly, in order", async () => {
@@ -40,8 +30,8 @@ describe("byte-exact copies", () => {
       [Buffer.from("big"), big],
       wide,
     ];
-    const ids = await addStuckEntries(redis, stream, "workers", bodies);
-    const originals = await Promise.all(ids.map((id) => entryFields(redis, stream, id)));
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", bodies);
+    const originals = await Promise.all(ids.map((id) => entryFields(fixture.redis, stream, id)));
 
     for (const action of ["requeue", "dead-letter"] as const) {
       const group = groupConfig(stream, {
@@ -49,16 +39,26 @@ describe("byte-exact copies", () => {
         group: action,
         requeueStream: `${stream}:copies`,
       });
-      await redis.xgroup("CREATE", stream, action, "0");
-      await redis.call("XREADGROUP", "GROUP", action, "crashed", "STREAMS", stream, ">");
-      await redis.call("XCLAIM", stream, action, "crashed", 0, ...ids, "IDLE", 3_600_000, "JUSTID");
-      const result = await sweepOnce(group, sweepContext(redis), neverAborted);
+      await fixture.redis.xgroup("CREATE", stream, action, "0");
+      await fixture.redis.call("XREADGROUP", "GROUP", action, "crashed", "STREAMS", stream, ">");
+      await fixture.redis.call(
+        "XCLAIM",
+        stream,
+        action,
+        "crashed",
+        0,
+        ...ids,
+        "IDLE",
+        3_600_000,
+        "JUSTID",
+      );
+      const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
       expect(result.error).toBeUndefined();
       expect(result.claimed).toBe(4);
 
       const target = action === "requeue" ? group.requeueStream : group.deadLetterStream;
       const metadataValues = action === "requeue" ? 4 : 14;
-      const copies = (await redis.xrangeBuffer(target, "-", "+")) as [Buffer, Buffer[]][];
+      const copies = (await fixture.redis.xrangeBuffer(target, "-", "+")) as [Buffer, Buffer[]][];
       expect(copies).toHaveLength(4);
       copies.forEach(([, fields], i) => {
         const copied = fields.slice(metadataValues);
@@ -76,9 +76,9 @@ describe("byte-exact copies", () => {
 describe("crash safety", () => {
   it("never writes a copy twice when a page is run again after a crash", async () => {
     const stream = uniquePrefix("rerun");
-    const ids = await addStuckEntries(redis, stream, "workers", numberedBodies(250));
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(250));
     const group = groupConfig(stream);
-    const scripted = registerScripts(redis);
+    const scripted = registerScripts(fixture.redis);
     const page = {
       group,
       janitorConsumer: JANITOR_CONSUMER,
@@ -91,30 +91,30 @@ describe("crash safety", () => {
     // leader runs the very same page again, then the whole sweep.
     const first = await runSweepPage(scripted, page);
     const again = await runSweepPage(scripted, page);
-    const sweep = await sweepOnce(group, sweepContext(redis), neverAborted);
+    const sweep = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
 
     expect(first.requeued).toBe(100);
     expect(again.requeued).toBe(100); // the next hundred: the first ones are no longer pending
     expect(sweep.requeued).toBe(50);
     await expect(
-      expectExactlyOnce(redis, {
+      expectExactlyOnce(fixture.redis, {
         stream,
         group: "workers",
         deadLetterStream: group.deadLetterStream,
         originalIds: ids,
       }),
     ).resolves.toEqual({ stillPending: 0, requeued: 250, deadLettered: 0 });
-    const rerun = await sweepOnce(group, sweepContext(redis), neverAborted);
+    const rerun = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
     expect(rerun).toMatchObject({ claimed: 0, requeued: 0 });
   });
 
   it("changes nothing when the fence does not match", async () => {
     const stream = uniquePrefix("fenced");
-    await redis.set(`${stream}:lease`, "someone-else");
-    const ids = await addStuckEntries(redis, stream, "workers", numberedBodies(5));
-    const before = await pendingEntries(redis, stream, "workers");
+    await fixture.redis.set(`${stream}:lease`, "someone-else");
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(5));
+    const before = await pendingEntries(fixture.redis, stream, "workers");
     const group = groupConfig(stream);
-    const context = sweepContext(redis, { fence: { key: `${stream}:lease`, value: "me" } });
+    const context = sweepContext(fixture.redis, { fence: { key: `${stream}:lease`, value: "me" } });
 
     const [result, next] = await sweepAll(
       [group, groupConfig(`${stream}-2`)],
@@ -124,14 +124,14 @@ describe("crash safety", () => {
 
     expect(result).toMatchObject({ claimed: 0, errorKind: "fenced" });
     expect(next).toMatchObject({ errorKind: "fenced" });
-    const after = await pendingEntries(redis, stream, "workers");
+    const after = await pendingEntries(fixture.redis, stream, "workers");
     expect(after.map((e) => [e.id, e.consumer, e.deliveries])).toEqual(
       before.map((e) => [e.id, e.consumer, e.deliveries]),
     );
-    expect(await redis.xlen(stream)).toBe(ids.length);
-    expect(await redis.exists(group.deadLetterStream)).toBe(0);
+    expect(await fixture.redis.xlen(stream)).toBe(ids.length);
+    expect(await fixture.redis.exists(group.deadLetterStream)).toBe(0);
 
-    await redis.set(`${stream}:lease`, "me");
+    await fixture.redis.set(`${stream}:lease`, "me");
     const fenced = await sweepOnce(group, context, neverAborted);
     expect(fenced.error).toBeUndefined();
     expect(fenced.requeued).toBe(5);
@@ -141,9 +141,9 @@ describe("crash safety", () => {
 describe("budget", () => {
   it("sweeps a 10,000-entry PEL under a 1,000-entry budget over ten sweeps, resuming the cursor", async () => {
     const stream = uniquePrefix("budget");
-    const ids = await addStuckEntries(redis, stream, "workers", numberedBodies(10_000));
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10_000));
     const group = groupConfig(stream);
-    const context = sweepContext(redis, { maxEntriesPerGroup: 1000, batchSize: 300 });
+    const context = sweepContext(fixture.redis, { maxEntriesPerGroup: 1000, batchSize: 300 });
     const results = [];
     for (let sweep = 0; sweep < 10; sweep += 1)
       results.push(await sweepOnce(group, context, neverAborted));
@@ -152,7 +152,7 @@ describe("budget", () => {
     expect(results.map((r) => r.requeued)).toEqual(Array<number>(10).fill(1000));
     expect(results.map((r) => r.complete)).toEqual([...Array<boolean>(9).fill(false), true]);
     await expect(
-      expectExactlyOnce(redis, {
+      expectExactlyOnce(fixture.redis, {
         stream,
         group: "workers",
         deadLetterStream: group.deadLetterStream,
@@ -163,10 +163,14 @@ describe("budget", () => {
 
   it("stops between pages when the signal is aborted", async () => {
     const stream = uniquePrefix("abort");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(50));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(50));
     const controller = new AbortController();
     controller.abort();
-    const result = await sweepOnce(groupConfig(stream), sweepContext(redis), controller.signal);
+    const result = await sweepOnce(
+      groupConfig(stream),
+      sweepContext(fixture.redis),
+      controller.signal,
+    );
     expect(result).toMatchObject({ pages: 0, claimed: 0, complete: false });
   });
 });
@@ -174,17 +178,17 @@ describe("budget", () => {
 describe("monitor", () => {
   it("never claims", async () => {
     const stream = uniquePrefix("monitor");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(5), { deliveries: 99 });
-    const before = await pendingEntries(redis, stream, "workers");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(5), { deliveries: 99 });
+    const before = await pendingEntries(fixture.redis, stream, "workers");
     const result = await sweepOnce(
       groupConfig(stream, { action: "monitor" }),
-      sweepContext(redis),
+      sweepContext(fixture.redis),
       neverAborted,
     );
     expect(result).toMatchObject({ claimed: 0, deadLettered: 0, complete: true });
-    expect((await pendingEntries(redis, stream, "workers")).map((e) => e.consumer)).toEqual(
+    expect((await pendingEntries(fixture.redis, stream, "workers")).map((e) => e.consumer)).toEqual(
       before.map((e) => e.consumer),
     );
-    expect(await streamEntries(redis, stream)).toHaveLength(5);
+    expect(await streamEntries(fixture.redis, stream)).toHaveLength(5);
   });
 });
