@@ -1,39 +1,29 @@
-import type { Redis } from "ioredis";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PelScanner } from "../../src/metrics/PelScanner.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 const silent = pino({ level: "silent" });
 
 async function xpendingCalls(): Promise<number> {
-  const stats = await redis.info("commandstats");
+  const stats = await fixture.redis.info("commandstats");
   return Number(/^cmdstat_xpending:calls=(\d+)/mu.exec(stats)?.[1] ?? 0);
 }
 
 describe("PelScanner", () => {
   it("pages through the PEL 1,000 at a time and finds the exact extremes", async () => {
     const stream = uniquePrefix("paged");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(2500), { idleMs: 1000 });
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1), {
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2500), { idleMs: 1000 });
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1), {
       idleMs: 9_000_000,
       deliveries: 42,
     });
     const scanner = new PelScanner({
-      redis,
+      redis: fixture.redis,
       groups: [groupConfig(stream)],
       logger: silent,
       intervalMs: 1,
@@ -50,9 +40,9 @@ describe("PelScanner", () => {
 
   it("keeps no partial result when aborted halfway, and joins a pass in flight", async () => {
     const stream = uniquePrefix("aborted");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1500));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1500));
     const scanner = new PelScanner({
-      redis,
+      redis: fixture.redis,
       groups: [groupConfig(stream)],
       logger: silent,
       intervalMs: 1,
@@ -69,19 +59,19 @@ describe("PelScanner", () => {
 
   it("skips a missing group without failing the others", async () => {
     const stream = uniquePrefix("present");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(2));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
     const groups = [groupConfig(uniquePrefix("absent")), groupConfig(stream)];
-    const scanner = new PelScanner({ redis, groups, logger: silent, intervalMs: 1 });
+    const scanner = new PelScanner({ redis: fixture.redis, groups, logger: silent, intervalMs: 1 });
     await scanner.scanOnce(new AbortController().signal);
     expect([...scanner.results.keys()]).toEqual([`${stream}/workers`]);
   });
 
   it("runs on its own jittered cadence from start() and leaves no timer after stop()", async () => {
     const stream = uniquePrefix("cadence");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1));
     const timers: { fire: () => void; delayMs: number; cancelled: boolean }[] = [];
     const scanner = new PelScanner({
-      redis,
+      redis: fixture.redis,
       groups: [groupConfig(stream)],
       logger: silent,
       intervalMs: 60_000,
@@ -110,7 +100,7 @@ describe("PelScanner", () => {
     await vi.waitFor(() => expect(timers).toHaveLength(2));
     expect(timers[1]?.delayMs).toBeCloseTo(66_000);
 
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1));
     const calls = await xpendingCalls();
     await firePass(1);
     expect(entries()).toBe(2);

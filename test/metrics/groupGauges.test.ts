@@ -1,21 +1,11 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capabilitiesOf } from "../../src/redis/detectCapabilities.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { createTestRefresher, gaugeValue, redisNowMs } from "./refresherHarness.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 const neverAborted = new AbortController().signal;
 
@@ -24,19 +14,19 @@ describe("PEL gauges", () => {
     const stream = uniquePrefix("pel");
     const labels = { stream, group: "workers" };
     // More than one 1,000-entry page, with the extremes on the second page.
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1500), {
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1500), {
       consumer: "a",
       idleMs: 60_000,
     });
-    await addStuckEntries(redis, stream, "workers", numberedBodies(10), {
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
       consumer: "b",
       idleMs: 7_200_000,
       deliveries: 7,
     });
-    const { refresher, metrics } = createTestRefresher(redis, [groupConfig(stream)]);
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [groupConfig(stream)]);
 
     await refresher.refresh();
-    const [count] = (await redis.xpending(stream, "workers")) as [number];
+    const [count] = (await fixture.redis.xpending(stream, "workers")) as [number];
     expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(count);
     expect(count).toBe(1510);
     // Before the first scan: the oldest entry's live idle time and count, a lower bound.
@@ -45,10 +35,10 @@ describe("PEL gauges", () => {
     expect(await gaugeValue(metrics.pendingMaxDeliveries, labels)).toBe(1);
     expect(await gaugeValue(metrics.pelScanTimestampSeconds, labels)).toBeUndefined();
 
-    const before = await redisNowMs(redis);
+    const before = await redisNowMs(fixture.redis);
     await refresher.scanOnce(neverAborted);
     await refresher.refresh();
-    const truth = await pendingEntries(redis, stream, "workers");
+    const truth = await pendingEntries(fixture.redis, stream, "workers");
     const trueMaxIdle = Math.max(...truth.map((entry) => entry.idleMs)) / 1000;
     const maxIdle = await gaugeValue(metrics.pendingMaxIdleSeconds, labels);
     expect(maxIdle).toBeGreaterThanOrEqual(7200);
@@ -58,10 +48,10 @@ describe("PEL gauges", () => {
     );
     const scannedAt = (await gaugeValue(metrics.pelScanTimestampSeconds, labels)) ?? 0;
     expect(scannedAt * 1000).toBeGreaterThanOrEqual(before);
-    expect(scannedAt * 1000).toBeLessThanOrEqual(await redisNowMs(redis));
+    expect(scannedAt * 1000).toBeLessThanOrEqual(await redisNowMs(fixture.redis));
 
     // An emptied PEL reads 0 at once, without waiting for the next scan.
-    await redis.xack(stream, "workers", ...truth.map((entry) => entry.id));
+    await fixture.redis.xack(stream, "workers", ...truth.map((entry) => entry.id));
     await refresher.refresh();
     expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(0);
     expect(await gaugeValue(metrics.pendingMaxIdleSeconds, labels)).toBe(0);
@@ -72,21 +62,31 @@ describe("PEL gauges", () => {
   it("computes ages from ids on the Redis clock, and trim headroom shrinks after XTRIM", async () => {
     const stream = uniquePrefix("ages");
     const labels = { stream, group: "workers" };
-    const now = await redisNowMs(redis);
+    const now = await redisNowMs(fixture.redis);
     const [t0, t1, t2, t3] = [3_600_000, 1_800_000, 600_000, 60_000].map((ago) => now - ago) as [
       number,
       number,
       number,
       number,
     ];
-    for (const t of [t0, t1, t2, t3]) await redis.xadd(stream, `${t}-0`, "n", String(t));
-    await redis.xgroup("CREATE", stream, "workers", "0");
-    await redis.call("XREADGROUP", "GROUP", "workers", "c", "COUNT", 2, "STREAMS", stream, ">");
-    const { refresher, metrics } = createTestRefresher(redis, [groupConfig(stream)]);
+    for (const t of [t0, t1, t2, t3]) await fixture.redis.xadd(stream, `${t}-0`, "n", String(t));
+    await fixture.redis.xgroup("CREATE", stream, "workers", "0");
+    await fixture.redis.call(
+      "XREADGROUP",
+      "GROUP",
+      "workers",
+      "c",
+      "COUNT",
+      2,
+      "STREAMS",
+      stream,
+      ">",
+    );
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [groupConfig(stream)]);
     const ageOf = async (t = 0): Promise<[number, number]> => {
-      const low = (await redisNowMs(redis)) - t;
+      const low = (await redisNowMs(fixture.redis)) - t;
       await refresher.refresh();
-      return [low / 1000, ((await redisNowMs(redis)) - t) / 1000];
+      return [low / 1000, ((await redisNowMs(fixture.redis)) - t) / 1000];
     };
 
     const [oldLow, oldHigh] = await ageOf(t0);
@@ -103,17 +103,27 @@ describe("PEL gauges", () => {
     // The group still needs the stream's first entry: no headroom.
     expect(await gaugeValue(metrics.trimHeadroomSeconds, labels)).toBe(0);
 
-    await redis.xack(stream, "workers", `${t0}-0`, `${t1}-0`);
+    await fixture.redis.xack(stream, "workers", `${t0}-0`, `${t1}-0`);
     await refresher.refresh();
     expect(await gaugeValue(metrics.trimHeadroomSeconds, labels)).toBe((t2 - t0) / 1000);
-    await redis.xtrim(stream, "MINID", `${t1}-0`);
+    await fixture.redis.xtrim(stream, "MINID", `${t1}-0`);
     await refresher.refresh();
     expect(await gaugeValue(metrics.trimHeadroomSeconds, labels)).toBe((t2 - t1) / 1000);
     expect(await gaugeValue(metrics.streamLengthEntries, { stream })).toBe(3);
 
     // Everything read and acknowledged: nothing waits, and the headroom runs to now.
-    await redis.call("XREADGROUP", "GROUP", "workers", "c", "COUNT", 9, "STREAMS", stream, ">");
-    await redis.xack(stream, "workers", `${t2}-0`, `${t3}-0`);
+    await fixture.redis.call(
+      "XREADGROUP",
+      "GROUP",
+      "workers",
+      "c",
+      "COUNT",
+      9,
+      "STREAMS",
+      stream,
+      ">",
+    );
+    await fixture.redis.xack(stream, "workers", `${t2}-0`, `${t3}-0`);
     const [headLow, headHigh] = await ageOf(t1);
     expect(await gaugeValue(metrics.lagSeconds, labels)).toBe(0);
     expect(await gaugeValue(metrics.lagEntries, labels)).toBe(0);
@@ -126,14 +136,15 @@ describe("PEL gauges", () => {
     const stream = uniquePrefix("lag-null");
     const labels = { stream, group: "workers" };
     const ids: string[] = [];
-    for (let i = 0; i < 4; i += 1) ids.push((await redis.xadd(stream, "*", "n", String(i))) ?? "");
-    await redis.xgroup("CREATE", stream, "workers", "0");
+    for (let i = 0; i < 4; i += 1)
+      ids.push((await fixture.redis.xadd(stream, "*", "n", String(i))) ?? "");
+    await fixture.redis.xgroup("CREATE", stream, "workers", "0");
     // A deletion plus an arbitrary id leaves Redis unable to count what the group has read.
-    await redis.xdel(stream, ids[1] ?? "");
-    await redis.xgroup("SETID", stream, "workers", ids[0] ?? "");
-    const info = (await redis.call("XINFO", "GROUPS", stream)) as unknown[][];
+    await fixture.redis.xdel(stream, ids[1] ?? "");
+    await fixture.redis.xgroup("SETID", stream, "workers", ids[0] ?? "");
+    const info = (await fixture.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
     expect(info[0]?.[info[0].indexOf("lag") + 1]).toBeNull();
-    const { refresher, metrics } = createTestRefresher(redis, [groupConfig(stream)]);
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [groupConfig(stream)]);
 
     await refresher.refresh();
     expect(await gaugeValue(metrics.lagEntries, labels)).toBeUndefined();
@@ -141,13 +152,13 @@ describe("PEL gauges", () => {
     // The age of what waits does not need the lag: it comes from the first undelivered id.
     expect(await gaugeValue(metrics.lagSeconds, labels)).toBeGreaterThanOrEqual(0);
 
-    await redis.xgroup("SETID", stream, "workers", "$");
+    await fixture.redis.xgroup("SETID", stream, "workers", "$");
     await refresher.refresh();
     expect(await gaugeValue(metrics.lagEntries, labels)).toBe(0);
     expect(await gaugeValue(metrics.lagValid, labels)).toBe(1);
     expect(await gaugeValue(metrics.lagSeconds, labels)).toBe(0);
 
-    // A server without lag (6.2) never gets a lag sample, whatever the reply holds.
+    // A fixture.server without lag (6.2) never gets a lag sample, whatever the reply holds.
     refresher.setCapabilities(capabilitiesOf("6.2.14"));
     await refresher.refresh();
     expect(await gaugeValue(metrics.lagEntries, labels)).toBeUndefined();
@@ -158,14 +169,15 @@ describe("PEL gauges", () => {
     const stream = uniquePrefix("dead");
     const group = groupConfig(stream);
     const labels = { stream, group: "workers" };
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
-    const { refresher, metrics } = createTestRefresher(redis, [group]);
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1));
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [group]);
     await refresher.refresh();
     expect(await gaugeValue(metrics.deadLetterLengthEntries, labels)).toBe(0);
-    for (let i = 0; i < 3; i += 1) await redis.xadd(group.deadLetterStream, "*", "n", String(i));
+    for (let i = 0; i < 3; i += 1)
+      await fixture.redis.xadd(group.deadLetterStream, "*", "n", String(i));
     await refresher.refresh();
     expect(await gaugeValue(metrics.deadLetterLengthEntries, labels)).toBe(
-      await redis.xlen(group.deadLetterStream),
+      await fixture.redis.xlen(group.deadLetterStream),
     );
     expect(await gaugeValue(metrics.deadLetterLengthEntries, labels)).toBe(3);
   });

@@ -1,25 +1,17 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { createTestRefresher, gaugeSamples } from "./refresherHarness.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 /** Consumers c1..c5 holding 1..5 pending entries. */
 async function fiveConsumers(stream: string): Promise<void> {
   for (let i = 1; i <= 5; i += 1) {
-    await addStuckEntries(redis, stream, "workers", numberedBodies(i), { consumer: `c${i}` });
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(i), {
+      consumer: `c${i}`,
+    });
   }
 }
 
@@ -27,7 +19,7 @@ describe("per-consumer pending entries", () => {
   it("are off by default", async () => {
     const stream = uniquePrefix("consumers-off");
     await fiveConsumers(stream);
-    const { refresher, metrics } = createTestRefresher(redis, [groupConfig(stream)]);
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [groupConfig(stream)]);
     await refresher.refresh();
     expect(await gaugeSamples(metrics.consumerPendingEntries)).toEqual([]);
   });
@@ -35,7 +27,7 @@ describe("per-consumer pending entries", () => {
   it("when on, keep the consumers holding most, bounded, and drop stale consumers", async () => {
     const stream = uniquePrefix("consumers-on");
     await fiveConsumers(stream);
-    const { refresher, metrics } = createTestRefresher(redis, [groupConfig(stream)], {
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [groupConfig(stream)], {
       perConsumer: true,
       maxConsumersPerGroup: 3,
     });
@@ -55,10 +47,10 @@ describe("per-consumer pending entries", () => {
     );
 
     // c5 acknowledges everything: it has no series any more and c2 moves into the top three.
-    const owned = (await pendingEntries(redis, stream, "workers")).filter(
+    const owned = (await pendingEntries(fixture.redis, stream, "workers")).filter(
       (e) => e.consumer === "c5",
     );
-    await redis.xack(stream, "workers", ...owned.map((e) => e.id));
+    await fixture.redis.xack(stream, "workers", ...owned.map((e) => e.id));
     await refresher.refresh();
     expect(await byConsumer()).toEqual({ c4: 4, c3: 3, c2: 2 });
   });

@@ -2,26 +2,16 @@
 // required (Debian: `apt-get install prometheus`); set PROMTOOL to use one that is not on PATH.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recordSweep } from "../../src/metrics/recordSweep.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { createTestRefresher } from "./refresherHarness.js";
 
 const PROMTOOL = process.env.PROMTOOL ?? "promtool";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 async function promtoolCheckMetrics(
   exposition: string,
@@ -39,10 +29,14 @@ async function promtoolCheckMetrics(
 describe("the metrics exposition", () => {
   it("passes promtool check metrics with every family populated", async () => {
     const stream = uniquePrefix("lint");
-    await addStuckEntries(redis, stream, "workers", numberedBodies(3), { deliveries: 2 });
-    const { refresher, metrics, registry } = createTestRefresher(redis, [groupConfig(stream)], {
-      perConsumer: true,
-    });
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3), { deliveries: 2 });
+    const { refresher, metrics, registry } = createTestRefresher(
+      fixture.redis,
+      [groupConfig(stream)],
+      {
+        perConsumer: true,
+      },
+    );
     await refresher.scanOnce(new AbortController().signal);
     await refresher.refresh();
     recordSweep(

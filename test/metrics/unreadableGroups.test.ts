@@ -1,21 +1,11 @@
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { JanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { startRedis, uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { createTestRefresher, gaugeSamples, gaugeValue } from "./refresherHarness.js";
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = server.client();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const fixture = useRedisServer();
 
 function groupGauges(metrics: JanitorMetrics) {
   return [
@@ -43,11 +33,11 @@ describe("groups that cannot be read", () => {
     const missing = uniquePrefix("missing");
     const noGroup = uniquePrefix("no-group");
     const wrongType = uniquePrefix("wrong-type");
-    await addStuckEntries(redis, healthy, "workers", numberedBodies(3));
-    await redis.xadd(noGroup, "*", "n", "1");
-    await redis.set(wrongType, "not a stream");
+    await addStuckEntries(fixture.redis, healthy, "workers", numberedBodies(3));
+    await fixture.redis.xadd(noGroup, "*", "n", "1");
+    await fixture.redis.set(wrongType, "not a stream");
     const groups = [healthy, missing, noGroup, wrongType].map((stream) => groupConfig(stream));
-    const { refresher, metrics, logLines } = createTestRefresher(redis, groups);
+    const { refresher, metrics, logLines } = createTestRefresher(fixture.redis, groups);
 
     await refresher.refresh();
     await refresher.refresh();
@@ -71,8 +61,8 @@ describe("groups that cannot be read", () => {
     ]);
 
     // The missing stream appears: its gauges come back; the healthy one goes: its series go.
-    await addStuckEntries(redis, missing, "workers", numberedBodies(2));
-    await redis.del(healthy);
+    await addStuckEntries(fixture.redis, missing, "workers", numberedBodies(2));
+    await fixture.redis.del(healthy);
     await refresher.refresh();
     expect(await gaugeValue(metrics.pendingEntries, { stream: missing })).toBe(2);
     expect(await samplesOf(metrics, healthy)).toEqual([]);
@@ -88,9 +78,9 @@ describe("groups that cannot be read", () => {
   it("a dead-letter key of the wrong type drops only the dead-letter length", async () => {
     const stream = uniquePrefix("dl-wrong");
     const group = groupConfig(stream);
-    await addStuckEntries(redis, stream, "workers", numberedBodies(1));
-    await redis.set(group.deadLetterStream, "oops");
-    const { refresher, metrics } = createTestRefresher(redis, [group]);
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1));
+    await fixture.redis.set(group.deadLetterStream, "oops");
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [group]);
     await refresher.refresh();
     expect(await gaugeValue(metrics.pendingEntries, { stream })).toBe(1);
     expect(await gaugeValue(metrics.deadLetterLengthEntries, { stream })).toBeUndefined();
