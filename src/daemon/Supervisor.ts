@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { LeaderTerm } from "../lease/types.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import { initGroupSeries, recordSweep } from "../metrics/recordSweep.js";
+import { initGroupSeries, recordSweep, sweepChangedGroup } from "../metrics/recordSweep.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
@@ -22,6 +22,8 @@ export interface SupervisorOptions {
   now?: () => number;
   /** Unix ms, for the last-success timestamp. */
   wallClock?: () => number;
+  /** Told about each group a sweep changed, so the gauges derived from its PEL are refreshed. */
+  onGroupChanged?: (groupId: string) => void;
 }
 
 /** Consecutive failed passes stretch the interval up to this many times. */
@@ -113,9 +115,11 @@ export class Supervisor {
       signal,
     );
     const wallClockMs = this.wallClock();
-    for (const result of results) {
+    for (const [index, result] of results.entries()) {
       if (result.pages > 0 || result.error !== undefined || result.complete)
         recordSweep(options.metrics, result, wallClockMs);
+      const group = options.groups[index];
+      if (group !== undefined && sweepChangedGroup(result)) options.onGroupChanged?.(group.id);
     }
     return results;
   }

@@ -110,6 +110,7 @@ export async function startDaemon(
         metrics,
         ...config.sweep,
         currentTerm: () => lease.term,
+        onGroupChanged: (groupId) => refresher.markChanged(groupId),
       });
       lease.on("acquired", (term) => {
         metrics.leader.set(1);

@@ -21,8 +21,8 @@ export interface DemoRedis {
 }
 
 /** Neither redis-server on PATH nor STREAM_JANITOR_REDIS_URL: the demo cannot run. */
-export class RedisUnavailableError extends Error {
-  override name = "RedisUnavailableError";
+export class NoRedisForDemoError extends Error {
+  override name = "NoRedisForDemoError";
 }
 
 const STOP_GRACE_MS = 3_000;
@@ -40,7 +40,7 @@ export async function provideRedis(env: NodeJS.ProcessEnv): Promise<DemoRedis> {
   }
   const binary = await findOnPath("redis-server", env.PATH ?? "");
   if (binary === undefined) {
-    throw new RedisUnavailableError(
+    throw new NoRedisForDemoError(
       [
         "the demo needs a Redis >= 7.0 to play with, and found none:",
         "  - install one so that redis-server is on PATH",

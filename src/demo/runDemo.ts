@@ -1,6 +1,6 @@
 import { DEMO_USAGE, DemoUsageError, parseDemoArgs, type DemoArgs } from "./demoArgs.js";
 import { errorMessage, Printer } from "./printer.js";
-import { RedisUnavailableError } from "./redisLauncher.js";
+import { NoRedisForDemoError } from "./redisLauncher.js";
 import { startDemo } from "./startDemo.js";
 
 /** A stop that hangs (a wedged Redis) must not keep the terminal hostage. */
@@ -36,7 +36,7 @@ async function main(args: DemoArgs): Promise<number> {
     });
   } catch (error) {
     // Missing Redis is an expected situation with its own advice; anything else gets a stack.
-    const detail = error instanceof RedisUnavailableError ? error.message : errorDetail(error);
+    const detail = error instanceof NoRedisForDemoError ? error.message : errorDetail(error);
     process.stderr.write(`demo: ${detail}\n`);
     return 1;
   }

@@ -20,7 +20,7 @@ import { printDigest } from "./metricsDigest.js";
 import { PoisonConsumer } from "./PoisonConsumer.js";
 import { errorMessage, type Printer } from "./printer.js";
 import { Producer } from "./Producer.js";
-import { provideRedis, RedisUnavailableError } from "./redisLauncher.js";
+import { provideRedis, NoRedisForDemoError } from "./redisLauncher.js";
 import { playScene } from "./scene.js";
 
 const DIGEST_EVERY_MS = 10_000;
@@ -74,7 +74,7 @@ export async function startDemo(
       await prepareStream(admin, printer);
     } catch (error) {
       // The first command is where an unreachable or refusing server shows: say so plainly.
-      throw new RedisUnavailableError(
+      throw new NoRedisForDemoError(
         `cannot use the Redis at ${maskRedisUrl(redis.url)}: ${errorMessage(error)}`,
       );
     }

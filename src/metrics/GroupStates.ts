@@ -2,8 +2,9 @@ import type { Logger } from "pino";
 import type { GroupReading } from "./readGroupSnapshots.js";
 
 /**
- * Remembers whether each group could be read, and logs only the changes: a missing stream is
- * read at every scrape, and one line per scrape would drown everything else.
+ * Remembers whether each group could be read, and logs only the changes, at warn: a typo in a
+ * stream or group name must be visible (stream_janitor_group_readable says it to Prometheus),
+ * but a missing stream is read at every scrape, and one line per scrape would drown the rest.
  */
 export class GroupStates {
   private readonly states = new Map<string, string>();
@@ -21,7 +22,8 @@ export class GroupStates {
       this.states.set(group.id, reading.state);
       // The first sight of a healthy group is not news.
       if (previous === undefined && reading.state === "ok") continue;
-      this.log.debug(
+      const level = reading.state === "ok" ? "info" : "warn";
+      this.log[level](
         {
           stream: group.stream,
           group: group.group,

@@ -1,14 +1,14 @@
 import type { Logger } from "pino";
 import type { RedisClient } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
-import { runPipeline, replyValue, type Command } from "./runPipeline.js";
 import {
-  classifyReadError,
+  classifyReplyError,
   isReplyError,
   parsePendingPage,
   parseRedisTime,
   type PendingEntry,
-} from "./streamReplies.js";
+} from "../redis/replies.js";
+import { runPipeline, replyValue, type Command } from "./runPipeline.js";
 
 /** The exact PEL extremes of one group, as of one full scan. */
 export interface PelScanResult {
@@ -61,6 +61,11 @@ export class PelScanner {
   private inFlight: Promise<void> | undefined;
   private lastFailure = "";
   private started = false;
+  /** Bumped by markChanged(): a scan that started before the change must not store its result. */
+  private readonly generations = new Map<string, number>();
+  /** Groups a sweep changed, waiting for their own rescan. */
+  private readonly changed = new Set<string>();
+  private rescanTimer: (() => void) | undefined;
 
   constructor(options: PelScannerOptions) {
     this.options = options;
@@ -74,10 +79,40 @@ export class PelScanner {
     this.schedule(0);
   }
 
+  /**
+   * A sweep changed this group's PEL: its last result may hold a maximum that is gone. The result
+   * is dropped at once (the gauges fall back to the live oldest entry, a lower bound that is right
+   * after a sweep emptied the old tail) and the group alone is rescanned soon, without waiting for
+   * the full cadence.
+   */
+  markChanged(groupId: string): void {
+    this.generations.set(groupId, (this.generations.get(groupId) ?? 0) + 1);
+    this.results.delete(groupId);
+    this.changed.add(groupId);
+    if (this.rescanTimer !== undefined || this.stopController.signal.aborted) return;
+    const setTimer = this.options.setTimer ?? realTimer;
+    this.rescanTimer = setTimer(() => {
+      this.rescanTimer = undefined;
+      void this.rescanChanged().catch((error: unknown) => this.reportFailure(error));
+    }, 0);
+  }
+
+  /** Rescans the groups markChanged() named, after any pass in flight (scans never overlap). */
+  async rescanChanged(): Promise<void> {
+    await this.inFlight?.catch(() => undefined);
+    const ids = new Set(this.changed);
+    this.changed.clear();
+    const groups = this.options.groups.filter((group) => ids.has(group.id));
+    if (groups.length === 0) return;
+    await this.scanOnce(this.stopController.signal, groups);
+  }
+
   async stop(): Promise<void> {
     this.stopController.abort();
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    this.rescanTimer?.();
+    this.rescanTimer = undefined;
     await this.inFlight?.catch(() => undefined);
   }
 
@@ -86,11 +121,11 @@ export class PelScanner {
     this.results.clear();
   }
 
-  /** One pass over every group. A call while a pass runs joins that pass. */
-  scanOnce(signal: AbortSignal): Promise<void> {
+  /** One pass over every group (or these). A call while a pass runs joins that pass. */
+  scanOnce(signal: AbortSignal, groups = this.options.groups): Promise<void> {
     if (this.inFlight !== undefined) return this.inFlight;
     const combined = AbortSignal.any([signal, this.stopController.signal]);
-    this.inFlight = this.scanAll(combined).finally(() => {
+    this.inFlight = this.scanAll(groups, combined).finally(() => {
       this.inFlight = undefined;
     });
     return this.inFlight;
@@ -118,19 +153,22 @@ export class PelScanner {
     this.lastFailure = message;
   }
 
-  private async scanAll(signal: AbortSignal): Promise<void> {
-    for (const group of this.options.groups) {
+  private async scanAll(groups: readonly ResolvedGroup[], signal: AbortSignal): Promise<void> {
+    for (const group of groups) {
       if (signal.aborted) return;
+      const generation = this.generations.get(group.id);
       try {
         const result = await this.scanGroup(group, signal);
         if (result === undefined) return;
+        // Changed by a sweep meanwhile: this maximum may be gone; the rescan will tell.
+        if (this.generations.get(group.id) !== generation) continue;
         this.results.set(group.id, result);
       } catch (error) {
         if (!(error instanceof Error) || !isReplyError(error)) throw error;
         // Missing or mistyped: that group has no result; the scrape logs the state change.
         this.results.delete(group.id);
         this.log.debug(
-          { stream: group.stream, group: group.group, problem: classifyReadError(error) },
+          { stream: group.stream, group: group.group, problem: classifyReplyError(error) },
           "PEL scan skipped the group",
         );
       }

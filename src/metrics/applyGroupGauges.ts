@@ -2,7 +2,7 @@ import type { Gauge } from "prom-client";
 import type { JanitorMetrics } from "./janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
 import type { GroupValues, ScrapeSnapshot } from "./readGroupSnapshots.js";
-import { compareIds, idMs } from "./streamReplies.js";
+import { idMs } from "../redis/replies.js";
 
 export interface GaugeOptions {
   perConsumer: boolean;
@@ -22,10 +22,10 @@ function redisGauges(metrics: JanitorMetrics): Gauge[] {
     metrics.lagEntries,
     metrics.lagValid,
     metrics.lagSeconds,
-    metrics.trimHeadroomSeconds,
     metrics.streamLengthEntries,
     metrics.deadLetterLengthEntries,
     metrics.consumerPendingEntries,
+    metrics.groupReadable,
   ];
 }
 
@@ -36,24 +36,35 @@ export function dropGroupGauges(metrics: JanitorMetrics): void {
 
 const seconds = (ms: number): number => Math.max(0, ms) / 1000;
 
-/** The smaller of two optional stream ids. */
-function minId(a: string | undefined, b: string | undefined): string | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return compareIds(a, b) <= 0 ? a : b;
+/**
+ * The lag when it can be trusted. Before Redis 8.0, `XINFO GROUPS` can report a lag larger than
+ * what is left in the stream after the group's last-delivered id (entries trimmed or deleted
+ * after it, redis/redis #13338 and #13473). The exact count of entries after that id would need
+ * an XRANGE over them, bodies included, so the check is the bound every such case breaks first:
+ * no group can have more entries waiting than the stream holds. Over XLEN the lag is unknown.
+ */
+export function validLag(values: GroupValues, options: GaugeOptions): number | undefined {
+  if (values.lag === null || options.groupLag === false) return undefined;
+  return values.lag > values.streamLength ? undefined : values.lag;
 }
 
 /**
- * Time between the stream's first entry and the oldest entry the group still needs (its oldest
- * pending entry or its first undelivered one). A group that needs nothing yet needs whatever
- * comes next, so the distance runs to now. Undefined (no sample) for an empty stream the group
- * needs nothing from; 0 when what it needs is already gone.
+ * How long entries have been waiting for the group, as an upper bound read from ids alone: Redis
+ * TIME minus the millisecond part of the last-delivered id, while anything waits. The first
+ * undelivered entry came after that id, so its true age is at most this; the id of that entry
+ * itself is out of reach without reading its body. 0 when nothing waits (lag 0, or an empty
+ * stream); undefined (no sample) when the group has received nothing yet, or when the lag is
+ * unknown and so is whether anything waits at all.
  */
-export function trimHeadroomMs(values: GroupValues, nowMs: number): number | undefined {
-  const needed = minId(values.oldestPendingId, values.firstUndeliveredId);
-  if (values.firstEntryId === undefined) return needed === undefined ? undefined : 0;
-  const neededMs = needed === undefined ? nowMs : idMs(needed);
-  return Math.max(0, neededMs - idMs(values.firstEntryId));
+export function waitingBoundMs(
+  values: GroupValues,
+  lag: number | undefined,
+  nowMs: number,
+): number | undefined {
+  if (lag === 0 || values.streamLength === 0) return 0;
+  if (lag === undefined) return undefined;
+  if (values.lastDeliveredId === "0-0") return undefined;
+  return Math.max(0, nowMs - idMs(values.lastDeliveredId));
 }
 
 function setGroup(
@@ -77,14 +88,12 @@ function setGroup(
   if (scan !== undefined) metrics.pelScanTimestampSeconds.set(labels, scan.scannedAtMs / 1000);
 
   // Never turn a null lag into 0: no sample, and lag_valid says why.
-  const lagKnown = values.lag !== null && options.groupLag !== false;
-  if (lagKnown && values.lag !== null) metrics.lagEntries.set(labels, values.lag);
-  metrics.lagValid.set(labels, lagKnown ? 1 : 0);
-  const undelivered = values.firstUndeliveredId;
-  metrics.lagSeconds.set(labels, undelivered ? seconds(nowMs - idMs(undelivered)) : 0);
+  const lag = validLag(values, options);
+  if (lag !== undefined) metrics.lagEntries.set(labels, lag);
+  metrics.lagValid.set(labels, lag === undefined ? 0 : 1);
+  const waitingMs = waitingBoundMs(values, lag, nowMs);
+  if (waitingMs !== undefined) metrics.lagSeconds.set(labels, seconds(waitingMs));
 
-  const headroomMs = trimHeadroomMs(values, nowMs);
-  if (headroomMs !== undefined) metrics.trimHeadroomSeconds.set(labels, headroomMs / 1000);
   if (values.deadLetterLength !== undefined) {
     metrics.deadLetterLengthEntries.set(labels, values.deadLetterLength);
   }
@@ -118,5 +127,10 @@ export function applyGroupGauges(
     const { group, values } = reading;
     const labels = { stream: group.stream, group: group.group };
     setGroup(metrics, labels, values, snapshot.nowMs, scans.get(group.id), options);
+  }
+  // Readability is known while Redis answers, for every group, readable or not.
+  for (const reading of snapshot.groups) {
+    const labels = { stream: reading.group.stream, group: reading.group.group };
+    metrics.groupReadable.set(labels, reading.state === "ok" ? 1 : 0);
   }
 }

@@ -30,6 +30,13 @@ export interface ScrapeRefresher {
   stop(): Promise<void>;
   /** One PEL scan of every group, now (tests call it instead of waiting for the cadence). */
   scanOnce(signal: AbortSignal): Promise<void>;
+  /**
+   * A sweep changed this group (claimed, requeued, dead-lettered...): the PEL extremes of the
+   * last scan may be gone. Drops them and rescans that group soon.
+   */
+  markChanged(groupId: string): void;
+  /** Rescans the groups markChanged() named, now (tests await it instead of the timer). */
+  rescanChanged(): Promise<void>;
 }
 
 /** Readiness probes commonly time out after a second. */
@@ -108,5 +115,7 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
       await inFlight;
     },
     scanOnce: (signal) => scanner.scanOnce(signal),
+    markChanged: (groupId) => scanner.markChanged(groupId),
+    rescanChanged: () => scanner.rescanChanged(),
   };
 }

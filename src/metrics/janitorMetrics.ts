@@ -17,7 +17,7 @@ export interface JanitorMetrics {
   readonly lagEntries: Gauge<GroupLabels>;
   readonly lagValid: Gauge<GroupLabels>;
   readonly lagSeconds: Gauge<GroupLabels>;
-  readonly trimHeadroomSeconds: Gauge<GroupLabels>;
+  readonly groupReadable: Gauge<GroupLabels>;
   readonly streamLengthEntries: Gauge<"stream">;
   readonly deadLetterLengthEntries: Gauge<GroupLabels>;
   readonly consumerPendingEntries: Gauge<GroupLabels | "consumer">;
@@ -78,22 +78,22 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
     ),
     lagEntries: gauge(
       "lag_entries",
-      "XINFO GROUPS lag; no sample while Redis reports it as null.",
+      "XINFO GROUPS lag; no sample while it is unknown (see lag_valid).",
       GROUP,
     ),
     lagValid: gauge(
       "lag_valid",
-      "1 when Redis reports the group's lag, 0 when it is null or unsupported.",
+      "1 when the group's lag is known: 0 when Redis reports it as null, when the server has no lag, or when it exceeds the stream's length (Redis before 8.0 over-reports it after trims and deletions).",
       GROUP,
     ),
     lagSeconds: gauge(
       "lag_seconds",
-      "Age of the oldest entry not yet delivered to the group (Redis TIME minus the millisecond part of the first id after last-delivered-id), read at scrape time; 0 when nothing is waiting.",
+      "Upper bound on the age of the oldest entry not yet delivered to the group: Redis TIME minus the millisecond part of the group's last-delivered id while entries wait (lag > 0); 0 when nothing waits. No sample while the lag is unknown or the group has received nothing yet. Read from ids only: no entry is read.",
       GROUP,
     ),
-    trimHeadroomSeconds: gauge(
-      "trim_headroom_seconds",
-      "Time between the stream's first entry and the oldest entry the group still needs (the smaller of its oldest pending id and its first undelivered id); when it needs nothing, the time from the first entry to now. At 0, trimming the first entry loses data the group needs; no sample for an empty stream the group needs nothing from.",
+    groupReadable: gauge(
+      "group_readable",
+      "1 when the stream exists, is a stream, has the group and its reads succeed; 0 otherwise (missing stream, wrong type, missing group). No sample while Redis does not answer (see redis_up).",
       GROUP,
     ),
     streamLengthEntries: gauge(

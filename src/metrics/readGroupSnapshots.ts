@@ -1,4 +1,14 @@
 import type { RedisClient } from "../redis/scriptedRedis.js";
+import {
+  classifyReplyError,
+  isReplyError,
+  parsePendingPage,
+  parsePendingSummary,
+  parseRedisTime,
+  parseXinfoGroups,
+  type GroupInfo,
+  type ReplyProblem,
+} from "../redis/replies.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import {
   RedisUnavailableError,
@@ -7,18 +17,8 @@ import {
   type Command,
   type PipelineReply,
 } from "./runPipeline.js";
-import {
-  classifyReadError,
-  isReplyError,
-  parseFirstId,
-  parseGroupInfo,
-  parsePendingPage,
-  parsePendingSummary,
-  parseRedisTime,
-  type ReadProblem,
-} from "./streamReplies.js";
 
-/** What one scrape learned about one group, straight from Redis. */
+/** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {
   /** XPENDING summary count. */
   pending: number;
@@ -29,20 +29,18 @@ export interface GroupValues {
   oldestPendingDeliveries: number;
   /** [consumer, pending] for every consumer with pending entries. */
   consumers: [string, number][];
-  /** XINFO GROUPS lag, null when Redis reports null or has no such field. */
+  /** XINFO GROUPS lag as Redis reports it: null when null or absent. */
   lag: number | null;
   lastDeliveredId: string;
-  /** First entry after last-delivered-id (undefined: the group has read everything). */
-  firstUndeliveredId: string | undefined;
-  /** First entry of the stream (undefined: empty stream). */
-  firstEntryId: string | undefined;
+  /** XLEN of the stream. */
+  streamLength: number;
   /** XLEN of the dead-letter stream; undefined when that key is not a stream. */
   deadLetterLength: number | undefined;
 }
 
 export type GroupReading =
   | { group: ResolvedGroup; state: "ok"; values: GroupValues }
-  | { group: ResolvedGroup; state: ReadProblem; detail: string };
+  | { group: ResolvedGroup; state: ReplyProblem; detail: string };
 
 export interface ScrapeSnapshot {
   /** Redis TIME, Unix ms: ages are measured on the clock that minted the ids. */
@@ -52,93 +50,98 @@ export interface ScrapeSnapshot {
   groups: GroupReading[];
 }
 
-/** Collects commands and hands back each one's reply by the index add() returned. */
-class Batch {
-  readonly commands: Command[] = [];
-  private replies: PipelineReply[] = [];
-  private readonly byKey = new Map<string, number>();
-
-  /** Identical commands (several groups on one stream) are sent once. */
-  add(...command: Command): number {
-    const key = command.join("\u0000");
-    const known = this.byKey.get(key);
-    if (known !== undefined) return known;
-    this.commands.push(command);
-    this.byKey.set(key, this.commands.length - 1);
-    return this.commands.length - 1;
-  }
-
-  async run(redis: RedisClient, deadline: number): Promise<void> {
-    this.replies = await runPipeline(redis, this.commands, deadline - performance.now());
-    // A connection that dies halfway fails the commands it still owed with non-Redis errors.
-    const broken = this.replies.find((reply) => reply.error && !isReplyError(reply.error));
-    if (broken?.error) throw new RedisUnavailableError(broken.error.message);
-  }
-
-  reply(index: number): PipelineReply {
-    const reply = this.replies[index];
-    if (reply === undefined) throw new Error(`no reply at ${index}`);
-    return reply;
-  }
+interface StreamSlots {
+  length: number;
+  groups: number;
 }
 
-interface FirstPass {
-  info: number;
-  firstEntry: number;
-  deadLetterLength: number;
+interface GroupSlots {
   summary: number;
   oldest: number;
+  deadLetterLength: number;
 }
 
 function problem(group: ResolvedGroup, error: unknown): GroupReading {
   const failure = error instanceof Error ? error : new Error(String(error));
-  return { group, state: classifyReadError(failure), detail: failure.message };
+  return { group, state: classifyReplyError(failure), detail: failure.message };
 }
 
 /**
- * Reads everything the scrape-time gauges need for every group in two pipelines, bounded by
- * timeoutMs together: the first asks TIME, XINFO GROUPS, XLEN, the first entry, the XPENDING
- * summary and the oldest pending entry; the second asks for the first undelivered entry, which
- * needs the last-delivered-id from the first. Commands repeated across groups of one stream
- * are sent once. Throws RedisUnavailableError when Redis does not answer; a missing or mistyped
- * key only marks its own groups.
+ * Reads everything the scrape-time gauges need for every group in ONE pipeline, bounded by
+ * timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it has); per
+ * group the XPENDING summary, the oldest pending entry (XPENDING - + 1: id, owner, idle,
+ * deliveries) and the dead-letter stream's XLEN. None of these returns an entry body, so the
+ * cost of a scrape does not depend on the size of the entries (contract section 5): XRANGE,
+ * XREVRANGE and XINFO STREAM are never used, not even inside a script, where a 50 MB body costs
+ * Redis about a second to copy. Throws RedisUnavailableError when Redis does not answer; a
+ * missing or mistyped key only marks its own groups.
  */
 export async function readGroupSnapshots(
   redis: RedisClient,
   groups: readonly ResolvedGroup[],
   timeoutMs: number,
 ): Promise<ScrapeSnapshot> {
-  const deadline = performance.now() + timeoutMs;
-  const first = new Batch();
-  const time = first.add("TIME");
-  const streamLength = new Map<string, number>();
-  const passes = groups.map((group): FirstPass => {
+  const commands: Command[] = [["TIME"]];
+  const add = (command: Command): number => commands.push(command) - 1;
+  const streams = new Map<string, StreamSlots>();
+  const slots: GroupSlots[] = [];
+  for (const group of groups) {
     const { stream } = group;
-    streamLength.set(stream, first.add("XLEN", stream));
-    return {
-      info: first.add("XINFO", "GROUPS", stream),
-      firstEntry: first.add("XRANGE", stream, "-", "+", "COUNT", 1),
-      deadLetterLength: first.add("XLEN", group.deadLetterStream),
-      summary: first.add("XPENDING", stream, group.group),
-      oldest: first.add("XPENDING", stream, group.group, "-", "+", 1),
-    };
-  });
-  await first.run(redis, deadline);
-  const nowMs = parseRedisTime(replyValue(first.reply(time)));
+    if (!streams.has(stream)) {
+      streams.set(stream, {
+        length: add(["XLEN", stream]),
+        groups: add(["XINFO", "GROUPS", stream]),
+      });
+    }
+    slots.push({
+      summary: add(["XPENDING", stream, group.group]),
+      oldest: add(["XPENDING", stream, group.group, "-", "+", 1]),
+      deadLetterLength: add(["XLEN", group.deadLetterStream]),
+    });
+  }
+  const replies = await runPipeline(redis, commands, timeoutMs);
+  // A connection that dies halfway fails the commands it still owed with non-Redis errors.
+  for (const reply of replies) {
+    if (reply.error && !isReplyError(reply.error))
+      throw new RedisUnavailableError(reply.error.message);
+  }
+  const at = (index: number): PipelineReply => {
+    const reply = replies[index];
+    if (reply === undefined) throw new Error(`no reply at ${index}`);
+    return reply;
+  };
+  const nowMs = parseRedisTime(replyValue(at(0)));
 
-  const second = new Batch();
-  type Pending = { group: ResolvedGroup; values: GroupValues; next: number };
-  const partial = groups.map((group, index): GroupReading | Pending => {
-    const pass = passes[index];
-    if (pass === undefined) throw new Error("unreachable");
+  // One parse per stream, however many of its groups are configured.
+  const infos = new Map<string, Map<string, GroupInfo> | Error>();
+  const streamLengths = new Map<string, number>();
+  for (const [stream, slot] of streams) {
     try {
-      const info = parseGroupInfo(replyValue(first.reply(pass.info)), group.group);
-      if (info === undefined) {
-        return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
+      const byName = new Map<string, GroupInfo>();
+      for (const info of parseXinfoGroups(replyValue(at(slot.groups)))) {
+        byName.set(info.name, info);
       }
-      const summary = parsePendingSummary(replyValue(first.reply(pass.summary)));
-      const [oldest] = parsePendingPage(replyValue(first.reply(pass.oldest)));
-      const deadLetter = first.reply(pass.deadLetterLength);
+      infos.set(stream, byName);
+      // XLEN of a missing key is 0: only a stream that exists gets a length sample.
+      streamLengths.set(stream, Number(replyValue(at(slot.length))));
+    } catch (error) {
+      infos.set(stream, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  const readings = groups.map((group, index): GroupReading => {
+    const slot = slots[index];
+    const byName = infos.get(group.stream);
+    if (slot === undefined || byName === undefined) throw new Error("unreachable");
+    if (byName instanceof Error) return problem(group, byName);
+    const info = byName.get(group.group);
+    if (info === undefined) {
+      return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
+    }
+    try {
+      const summary = parsePendingSummary(replyValue(at(slot.summary)));
+      const [oldest] = parsePendingPage(replyValue(at(slot.oldest)));
+      const deadLetter = at(slot.deadLetterLength);
       const values: GroupValues = {
         pending: summary.count,
         oldestPendingId: summary.minId,
@@ -147,38 +150,13 @@ export async function readGroupSnapshots(
         consumers: summary.consumers,
         lag: info.lag,
         lastDeliveredId: info.lastDeliveredId,
-        firstUndeliveredId: undefined,
-        firstEntryId: parseFirstId(replyValue(first.reply(pass.firstEntry))),
+        streamLength: streamLengths.get(group.stream) ?? 0,
         deadLetterLength: deadLetter.error ? undefined : Number(deadLetter.value),
       };
-      // Exclusive start (6.2+): the entry right after the last one delivered to the group.
-      const next = second.add("XRANGE", group.stream, `(${info.lastDeliveredId}`, "+", "COUNT", 1);
-      return { group, values, next };
+      return { group, state: "ok", values };
     } catch (error) {
       return problem(group, error);
     }
   });
-  await second.run(redis, deadline);
-
-  const readings = partial.map((reading): GroupReading => {
-    if (!("next" in reading)) return reading;
-    const { group } = reading;
-    const reply = second.reply(reading.next);
-    // Past the largest possible id there is nothing left to deliver; Redis calls that range invalid.
-    if (reply.error && !/invalid start ID/iu.test(reply.error.message))
-      return problem(group, reply.error);
-    const firstUndeliveredId = reply.error ? undefined : parseFirstId(reply.value);
-    return { group, state: "ok", values: { ...reading.values, firstUndeliveredId } };
-  });
-
-  // XLEN of a missing key is 0: only a stream that exists gets a length sample.
-  const missing = new Set(
-    readings.filter((r) => r.state === "no-stream").map((r) => r.group.stream),
-  );
-  const streamLengths = new Map<string, number>();
-  for (const [stream, index] of streamLength) {
-    const reply = first.reply(index);
-    if (!reply.error && !missing.has(stream)) streamLengths.set(stream, Number(reply.value));
-  }
   return { nowMs, streamLengths, groups: readings };
 }

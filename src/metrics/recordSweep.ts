@@ -27,6 +27,11 @@ export function recordSweep(
   }
 }
 
+/** True when the sweep changed the group's PEL, so gauges read from it may be stale. */
+export function sweepChangedGroup(result: GroupSweepResult): boolean {
+  return result.claimed > 0 || result.ghosts > 0;
+}
+
 /**
  * Creates every group's counters at 0 on start-up: `increase()` needs a first sample, or the
  * ghosts found by a new leader's very first sweep would never raise an alert.

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { requireGroup } from "../redis/requireGroup.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "./checkRequeueTarget.js";
 import { classifySweepError } from "./classifySweepError.js";
@@ -95,6 +96,8 @@ export async function sweepOnce(
   const startedAt = context.now();
   try {
     if (group.action === "monitor") {
+      // Nothing to claim, but a missing or mistyped stream or group is a failure, not a success.
+      await requireGroup(context.redis, group.stream, group.group);
       result.complete = true;
       return result;
     }

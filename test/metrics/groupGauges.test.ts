@@ -59,7 +59,7 @@ describe("PEL gauges", () => {
     expect(await gaugeValue(metrics.pendingOldestAgeSeconds, labels)).toBe(0);
   });
 
-  it("computes ages from ids on the Redis clock, and trim headroom shrinks after XTRIM", async () => {
+  it("computes ages from ids on the Redis clock, never from an entry", async () => {
     const stream = uniquePrefix("ages");
     const labels = { stream, group: "workers" };
     const now = await redisNowMs(fixture.redis);
@@ -93,23 +93,21 @@ describe("PEL gauges", () => {
     const oldest = await gaugeValue(metrics.pendingOldestAgeSeconds, labels);
     expect(oldest).toBeGreaterThanOrEqual(oldLow);
     expect(oldest).toBeLessThanOrEqual(oldHigh);
-    const [lagLow, lagHigh] = await ageOf(t2);
+    // The first undelivered entry (t2) came after the last delivered one (t1): without reading an
+    // entry, the age of what waits is bounded by the age of the last-delivered id.
+    const [lagLow, lagHigh] = await ageOf(t1);
     const lagSeconds = await gaugeValue(metrics.lagSeconds, labels);
     expect(lagSeconds).toBeGreaterThanOrEqual(lagLow);
     expect(lagSeconds).toBeLessThanOrEqual(lagHigh);
     expect(await gaugeValue(metrics.lagEntries, labels)).toBe(2);
     expect(await gaugeValue(metrics.lagValid, labels)).toBe(1);
     expect(await gaugeValue(metrics.streamLengthEntries, { stream })).toBe(4);
-    // The group still needs the stream's first entry: no headroom.
-    expect(await gaugeValue(metrics.trimHeadroomSeconds, labels)).toBe(0);
 
     await fixture.redis.xack(stream, "workers", `${t0}-0`, `${t1}-0`);
-    await refresher.refresh();
-    expect(await gaugeValue(metrics.trimHeadroomSeconds, labels)).toBe((t2 - t0) / 1000);
     await fixture.redis.xtrim(stream, "MINID", `${t1}-0`);
     await refresher.refresh();
-    expect(await gaugeValue(metrics.trimHeadroomSeconds, labels)).toBe((t2 - t1) / 1000);
     expect(await gaugeValue(metrics.streamLengthEntries, { stream })).toBe(3);
+    expect(await gaugeValue(metrics.lagEntries, labels)).toBe(2);
 
     // Everything read and acknowledged: nothing waits, and the headroom runs to now.
     await fixture.redis.call(
@@ -124,12 +122,42 @@ describe("PEL gauges", () => {
       ">",
     );
     await fixture.redis.xack(stream, "workers", `${t2}-0`, `${t3}-0`);
-    const [headLow, headHigh] = await ageOf(t1);
+    await refresher.refresh();
     expect(await gaugeValue(metrics.lagSeconds, labels)).toBe(0);
     expect(await gaugeValue(metrics.lagEntries, labels)).toBe(0);
-    const headroom = await gaugeValue(metrics.trimHeadroomSeconds, labels);
-    expect(headroom).toBeGreaterThanOrEqual(headLow);
-    expect(headroom).toBeLessThanOrEqual(headHigh);
+  });
+
+  it("treats a lag above the stream's length as unknown (trimmed past the group, Redis < 8)", async () => {
+    const stream = uniquePrefix("lag-over");
+    const labels = { stream, group: "workers" };
+    for (let i = 1; i <= 10; i += 1) await fixture.redis.xadd(stream, `${i}-0`, "n", String(i));
+    await fixture.redis.xgroup("CREATE", stream, "workers", "0");
+    await fixture.redis.call(
+      "XREADGROUP",
+      "GROUP",
+      "workers",
+      "c",
+      "COUNT",
+      3,
+      "STREAMS",
+      stream,
+      ">",
+    );
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [groupConfig(stream)]);
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.lagEntries, labels)).toBe(7);
+    expect(await gaugeValue(metrics.lagValid, labels)).toBe(1);
+
+    // Trimming past the last-delivered id leaves 4 entries, all undelivered; Redis 7.x still
+    // says 7 (checked here, so the test shows the server's bug before the janitor's answer).
+    await fixture.redis.xtrim(stream, "MAXLEN", 4);
+    const [info] = (await fixture.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
+    const reported = info?.[info.indexOf("lag") + 1];
+    expect(Number(reported)).toBeGreaterThan(4);
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.lagEntries, labels)).toBeUndefined();
+    expect(await gaugeValue(metrics.lagValid, labels)).toBe(0);
+    expect(await gaugeValue(metrics.streamLengthEntries, { stream })).toBe(4);
   });
 
   it("exports no lag sample while XINFO GROUPS reports lag as null, and a real 0 once known", async () => {
@@ -149,8 +177,8 @@ describe("PEL gauges", () => {
     await refresher.refresh();
     expect(await gaugeValue(metrics.lagEntries, labels)).toBeUndefined();
     expect(await gaugeValue(metrics.lagValid, labels)).toBe(0);
-    // The age of what waits does not need the lag: it comes from the first undelivered id.
-    expect(await gaugeValue(metrics.lagSeconds, labels)).toBeGreaterThanOrEqual(0);
+    // Whether anything waits is unknown too: no age sample rather than a guess.
+    expect(await gaugeValue(metrics.lagSeconds, labels)).toBeUndefined();
 
     await fixture.redis.xgroup("SETID", stream, "workers", "$");
     await refresher.refresh();

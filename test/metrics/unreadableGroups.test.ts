@@ -16,7 +16,6 @@ function groupGauges(metrics: JanitorMetrics) {
     metrics.lagEntries,
     metrics.lagValid,
     metrics.lagSeconds,
-    metrics.trimHeadroomSeconds,
     metrics.deadLetterLengthEntries,
   ];
 }
@@ -54,24 +53,31 @@ describe("groups that cannot be read", () => {
     const states = logLines
       .filter((line) => line.msg === "group not readable: its gauges have no samples")
       .map((line) => [line.stream, line.state, line.level]);
+    // Warn: a typo in a stream or group name must not hide at debug level.
     expect(states).toEqual([
-      [missing, "no-stream", 20],
-      [noGroup, "no-group", 20],
-      [wrongType, "wrong-type", 20],
+      [missing, "no-stream", 40],
+      [noGroup, "no-group", 40],
+      [wrongType, "wrong-type", 40],
     ]);
+    expect(await gaugeValue(metrics.groupReadable, { stream: healthy })).toBe(1);
+    for (const stream of [missing, noGroup, wrongType]) {
+      expect(await gaugeValue(metrics.groupReadable, { stream })).toBe(0);
+    }
 
     // The missing stream appears: its gauges come back; the healthy one goes: its series go.
     await addStuckEntries(fixture.redis, missing, "workers", numberedBodies(2));
     await fixture.redis.del(healthy);
     await refresher.refresh();
     expect(await gaugeValue(metrics.pendingEntries, { stream: missing })).toBe(2);
+    expect(await gaugeValue(metrics.groupReadable, { stream: missing })).toBe(1);
+    expect(await gaugeValue(metrics.groupReadable, { stream: healthy })).toBe(0);
     expect(await samplesOf(metrics, healthy)).toEqual([]);
     expect(await gaugeValue(metrics.streamLengthEntries, { stream: healthy })).toBeUndefined();
     const changes = logLines.filter((line) => line.stream === missing || line.stream === healthy);
-    expect(changes.map((line) => [line.stream, line.state, line.previous])).toEqual([
-      [missing, "no-stream", "unknown"],
-      [healthy, "no-stream", "ok"],
-      [missing, "ok", "no-stream"],
+    expect(changes.map((line) => [line.stream, line.state, line.previous, line.level])).toEqual([
+      [missing, "no-stream", "unknown", 40],
+      [healthy, "no-stream", "ok", 40],
+      [missing, "ok", "no-stream", 30],
     ]);
   });
 
@@ -115,6 +121,8 @@ describe("Redis down", () => {
       expect(await gaugeSamples(metrics.streamLengthEntries)).toEqual([]);
       expect(await gaugeSamples(metrics.consumerPendingEntries)).toEqual([]);
       expect(await gaugeSamples(metrics.pelScanTimestampSeconds)).toEqual([]);
+      // Unreachable is not unreadable: redis_up says it, group_readable has no sample.
+      expect(await gaugeSamples(metrics.groupReadable)).toEqual([]);
       expect(await refresher.ping()).toBe(false);
       // The counters are not the refresher's to drop: they survive an outage.
       expect(await gaugeValue(metrics.ghostEntries, { stream })).toBe(2);
