@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { capabilitiesOf } from "../../src/redis/detectCapabilities.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -122,16 +121,5 @@ describe("sweep --json", () => {
     const result = await runCli(["sweep", "--config", path]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("sweep failed");
-  });
-});
-
-describe("server capabilities", () => {
-  it("derives features from the version", () => {
-    expect(capabilitiesOf("6.2.14")).toMatchObject({ reportsDeletedIds: false, groupLag: false });
-    expect(capabilitiesOf("7.0.15")).toMatchObject({
-      reportsDeletedIds: true,
-      consumerInactive: false,
-    });
-    expect(capabilitiesOf("7.2.4")).toMatchObject({ consumerInactive: true });
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { capabilitiesOf } from "../../src/redis/detectCapabilities.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
@@ -186,8 +185,15 @@ describe("PEL gauges", () => {
     expect(await gaugeValue(metrics.lagValid, labels)).toBe(1);
     expect(await gaugeValue(metrics.lagSeconds, labels)).toBe(0);
 
-    // A fixture.server without lag (6.2) never gets a lag sample, whatever the reply holds.
-    refresher.setCapabilities(capabilitiesOf("6.2.14"));
+    // A server found without lag never gets a lag sample, whatever the reply holds.
+    refresher.setCapabilities({
+      product: "redis",
+      version: "7.0.15",
+      redisVersion: "7.0.15",
+      reportsDeletedIds: true,
+      groupLag: false,
+      consumerInactive: false,
+    });
     await refresher.refresh();
     expect(await gaugeValue(metrics.lagEntries, labels)).toBeUndefined();
     expect(await gaugeValue(metrics.lagValid, labels)).toBe(0);
