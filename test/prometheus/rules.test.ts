@@ -42,11 +42,11 @@ const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "stream_janitor_leader",
   "stream_janitor_redis_up",
   "stream_janitor_build_info",
+  "stream_janitor_group_readable",
   // Extra gauges (stream, group).
   "stream_janitor_lag_seconds",
   "stream_janitor_pending_oldest_age_seconds",
   "stream_janitor_pending_max_deliveries",
-  "stream_janitor_trim_headroom_seconds",
   // Prometheus' own scrape health.
   "up",
 ]);
