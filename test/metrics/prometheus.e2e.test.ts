@@ -36,9 +36,11 @@ const streams = {
   ghost: `${prefix}-ghost`,
   dead: `${prefix}-dead`,
   lagUnknown: `${prefix}-lag-unknown`,
-  trim: `${prefix}-trim`,
   lagging: `${prefix}-lagging`,
 };
+
+/** A monitor group on a stream nobody created: a typo in the configuration. */
+const typo = `${prefix}-typo`;
 
 async function readRules(): Promise<AlertRule[]> {
   const document = parse(await readFile(RULES_FILE, "utf8")) as {
@@ -48,9 +50,6 @@ async function readRules(): Promise<AlertRule[]> {
 }
 
 /** The state each fabricated group starts in; none of them is touched by a sweep until later. */
-/** Set up with the streams; the test trims the trim stream up to here. */
-let trimFirstEntriesUpTo = "";
-
 async function fabricateInitialState(): Promise<void> {
   const now = await redisNowMs(redis);
   // Entries idle for an hour in a group the janitor only monitors.
@@ -64,18 +63,22 @@ async function fabricateInitialState(): Promise<void> {
     await redis.xadd(streams.lagUnknown, `${t}-${seq}`, "n", "x");
   await redis.xdel(streams.lagUnknown, `${t}-2`);
   await redis.xgroup("CREATE", streams.lagUnknown, "workers", `${t}-1`);
-  // The group still needs an entry 100 s younger than the stream's first one; the test trims the
-  // first entry later, so the headroom shrinks to 50 s, as it does when trimming closes in.
-  await redis.xadd(streams.trim, `${now - 150_000}-0`, "n", "x");
-  await redis.xadd(streams.trim, `${now - 100_000}-0`, "n", "x");
-  await redis.xadd(streams.trim, `${now - 50_000}-0`, "n", "x");
-  await redis.xgroup("CREATE", streams.trim, "workers", "0");
-  await redis.call("XREADGROUP", "GROUP", "workers", "c", "COUNT", 2, "STREAMS", streams.trim, ">");
-  await redis.xack(streams.trim, "workers", `${now - 150_000}-0`, `${now - 100_000}-0`);
-  trimFirstEntriesUpTo = `${now - 100_000}-0`;
-  // An hour-old entry never delivered to the group.
+  // An hour-old entry never delivered to the group, behind one it was given (and acknowledged).
+  await redis.xadd(streams.lagging, `${now - 3_600_001}-0`, "n", "x");
   await redis.xadd(streams.lagging, `${now - 3_600_000}-0`, "n", "x");
   await redis.xgroup("CREATE", streams.lagging, "workers", "0");
+  await redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    "c",
+    "COUNT",
+    1,
+    "STREAMS",
+    streams.lagging,
+    ">",
+  );
+  await redis.xack(streams.lagging, "workers", `${now - 3_600_001}-0`);
 }
 
 /** Atomically (the leader sweeps every 100 ms): a pending entry whose body is gone, and a poison one. */
@@ -88,7 +91,6 @@ async function fabricateGhostAndDeadLetter(): Promise<void> {
     .call("XREADGROUP", "GROUP", "workers", "doomed", "COUNT", 1, "STREAMS", streams.ghost, ">")
     .xdel(streams.ghost, ghostId)
     .exec();
-  // An old id, so the trim headroom of the group stays long once the entry is dead-lettered.
   const poisonId = `${now - 3_600_000}-1`;
   await redis
     .multi()
@@ -108,8 +110,8 @@ beforeAll(async () => {
     groupConfig(streams.ghost, { minIdleMs: 1 }),
     groupConfig(streams.dead, { minIdleMs: 1, maxDeliveries: 3 }),
     groupConfig(streams.lagUnknown, monitor),
-    groupConfig(streams.trim, monitor),
     groupConfig(streams.lagging, monitor),
+    groupConfig(typo, monitor),
   ];
   const config = janitorConfig(server.url, groups, { pelScanIntervalMs: 100 });
   config.lease.key = `${prefix}:lease`;
@@ -153,17 +155,6 @@ describe("Prometheus scraping the daemon, with the project's alert rules", () =>
       ).toHaveLength(2);
       expect(await select("stream_janitor_leader == 1")).toHaveLength(1);
     }, POLL);
-    await vi.waitFor(async () => {
-      expect(
-        await select(`stream_janitor_trim_headroom_seconds{stream="${streams.trim}"} > 90`),
-      ).toHaveLength(1);
-    }, POLL);
-    await redis.xtrim(streams.trim, "MINID", trimFirstEntriesUpTo);
-    await vi.waitFor(async () => {
-      expect(
-        await select(`stream_janitor_trim_headroom_seconds{stream="${streams.trim}"} < 60`),
-      ).toHaveLength(1);
-    }, POLL);
     await fabricateGhostAndDeadLetter();
     await vi.waitFor(async () => {
       expect(await select("stream_janitor_ghost_entries_total > 0")).toEqual([
@@ -182,8 +173,10 @@ describe("Prometheus scraping the daemon, with the project's alert rules", () =>
       StreamJanitorGhostsDetected: [`${streams.ghost}/workers`],
       StreamJanitorDeadLettered: [`${streams.dead}/workers/max-deliveries`],
       StreamJanitorLagUnknown: [`${streams.lagUnknown}/workers`],
-      StreamJanitorTrimHeadroomLow: [`${streams.trim}/workers`],
       StreamJanitorLagAgeHigh: [`${streams.lagging}/workers`],
+      // The typo: unreadable, and its sweeps fail (kind missing-stream) instead of succeeding.
+      StreamJanitorGroupUnreadable: [`${typo}/workers`],
+      StreamJanitorSweepsFailing: [`${typo}/workers`],
     };
     for (const name of Object.keys(expected)) expect(rules.map((r) => r.alert)).toContain(name);
     // Every other alert must select nothing in this healthy-but-for-the-above setup.
