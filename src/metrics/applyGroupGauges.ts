@@ -1,4 +1,5 @@
-import type { Gauge } from "prom-client";
+import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { GroupGauge } from "./GroupGauge.js";
 import type { JanitorMetrics } from "./janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
 import type { GroupValues, ScrapeSnapshot } from "./readGroupSnapshots.js";
@@ -12,7 +13,7 @@ export interface GaugeOptions {
 }
 
 /** The gauges set from Redis reads; the counters and process gauges are not the refresher's. */
-function redisGauges(metrics: JanitorMetrics): Gauge[] {
+function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
   return [
     metrics.pendingEntries,
     metrics.pendingMaxIdleSeconds,
@@ -35,6 +36,36 @@ export function dropGroupGauges(metrics: JanitorMetrics): void {
 }
 
 const seconds = (ms: number): number => Math.max(0, ms) / 1000;
+
+type GroupLabels = Readonly<{ stream: string; group: string }>;
+
+/**
+ * One labels object per group and per stream, handed to the gauges scrape after scrape: the
+ * registry formats a labels object into text once and reuses the text while the object lives
+ * (see GroupGauge). Groups come from the configuration, so both maps stay that size.
+ */
+export class SeriesLabels {
+  private readonly groups = new WeakMap<ResolvedGroup, GroupLabels>();
+  private readonly streams = new Map<string, Readonly<{ stream: string }>>();
+
+  group(group: ResolvedGroup): GroupLabels {
+    let labels = this.groups.get(group);
+    if (labels === undefined) {
+      labels = Object.freeze({ stream: group.stream, group: group.group });
+      this.groups.set(group, labels);
+    }
+    return labels;
+  }
+
+  stream(stream: string): Readonly<{ stream: string }> {
+    let labels = this.streams.get(stream);
+    if (labels === undefined) {
+      labels = Object.freeze({ stream });
+      this.streams.set(stream, labels);
+    }
+    return labels;
+  }
+}
 
 /**
  * The lag when it can be trusted. Before Redis 8.0, `XINFO GROUPS` can report a lag larger than
@@ -69,7 +100,7 @@ export function waitingBoundMs(
 
 function setGroup(
   metrics: JanitorMetrics,
-  labels: { stream: string; group: string },
+  labels: GroupLabels,
   values: GroupValues,
   nowMs: number,
   scan: PelScanResult | undefined,
@@ -117,20 +148,18 @@ export function applyGroupGauges(
   snapshot: ScrapeSnapshot,
   scans: ReadonlyMap<string, PelScanResult>,
   options: GaugeOptions,
+  series: SeriesLabels,
 ): void {
   dropGroupGauges(metrics);
   for (const [stream, length] of snapshot.streamLengths) {
-    metrics.streamLengthEntries.set({ stream }, length);
+    metrics.streamLengthEntries.set(series.stream(stream), length);
   }
   for (const reading of snapshot.groups) {
+    const labels = series.group(reading.group);
+    // Readability is known while Redis answers, for every group, readable or not.
+    metrics.groupReadable.set(labels, reading.state === "ok" ? 1 : 0);
     if (reading.state !== "ok") continue;
     const { group, values } = reading;
-    const labels = { stream: group.stream, group: group.group };
     setGroup(metrics, labels, values, snapshot.nowMs, scans.get(group.id), options);
-  }
-  // Readability is known while Redis answers, for every group, readable or not.
-  for (const reading of snapshot.groups) {
-    const labels = { stream: reading.group.stream, group: reading.group.group };
-    metrics.groupReadable.set(labels, reading.state === "ok" ? 1 : 0);
   }
 }

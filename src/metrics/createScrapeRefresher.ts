@@ -3,7 +3,7 @@ import type { JanitorConfig } from "../config/types.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
 import type { RedisClient } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
-import { applyGroupGauges, dropGroupGauges } from "./applyGroupGauges.js";
+import { applyGroupGauges, dropGroupGauges, SeriesLabels } from "./applyGroupGauges.js";
 import { GroupStates } from "./GroupStates.js";
 import type { JanitorMetrics } from "./janitorMetrics.js";
 import { PelScanner } from "./PelScanner.js";
@@ -52,6 +52,7 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     intervalMs: config.metrics.pelScanIntervalMs,
   });
   const states = new GroupStates(log);
+  const series = new SeriesLabels();
   let capabilities: RedisCapabilities | undefined;
   let inFlight: Promise<void> | undefined;
   let lastOutage = "";
@@ -72,12 +73,21 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
 
   const refreshNow = async (): Promise<void> => {
     try {
-      const snapshot = await readGroupSnapshots(redis, groups, config.metrics.scrapeTimeoutMs);
-      applyGroupGauges(metrics, snapshot, scanner.results, {
+      const snapshot = await readGroupSnapshots(redis, groups, {
+        timeoutMs: config.metrics.scrapeTimeoutMs,
         perConsumer: config.metrics.perConsumer,
-        maxConsumersPerGroup: config.metrics.maxConsumersPerGroup,
-        groupLag: capabilities?.groupLag,
       });
+      applyGroupGauges(
+        metrics,
+        snapshot,
+        scanner.results,
+        {
+          perConsumer: config.metrics.perConsumer,
+          maxConsumersPerGroup: config.metrics.maxConsumersPerGroup,
+          groupLag: capabilities?.groupLag,
+        },
+        series,
+      );
       metrics.redisUp.set(1);
       if (lastOutage !== "") log.info("redis answers again; gauges restored");
       lastOutage = "";

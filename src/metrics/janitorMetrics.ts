@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { GroupGauge } from "./GroupGauge.js";
 
 /**
  * Every metric family, defined in one table (contract section 5 plus the age-based extras).
@@ -9,18 +10,18 @@ type GroupLabels = (typeof GROUP)[number];
 
 export interface JanitorMetrics {
   readonly registry: Registry;
-  readonly pendingEntries: Gauge<GroupLabels>;
-  readonly pendingMaxIdleSeconds: Gauge<GroupLabels>;
-  readonly pendingOldestAgeSeconds: Gauge<GroupLabels>;
-  readonly pendingMaxDeliveries: Gauge<GroupLabels>;
-  readonly pelScanTimestampSeconds: Gauge<GroupLabels>;
-  readonly lagEntries: Gauge<GroupLabels>;
-  readonly lagValid: Gauge<GroupLabels>;
-  readonly lagSeconds: Gauge<GroupLabels>;
-  readonly groupReadable: Gauge<GroupLabels>;
-  readonly streamLengthEntries: Gauge<"stream">;
-  readonly deadLetterLengthEntries: Gauge<GroupLabels>;
-  readonly consumerPendingEntries: Gauge<GroupLabels | "consumer">;
+  readonly pendingEntries: GroupGauge<GroupLabels>;
+  readonly pendingMaxIdleSeconds: GroupGauge<GroupLabels>;
+  readonly pendingOldestAgeSeconds: GroupGauge<GroupLabels>;
+  readonly pendingMaxDeliveries: GroupGauge<GroupLabels>;
+  readonly pelScanTimestampSeconds: GroupGauge<GroupLabels>;
+  readonly lagEntries: GroupGauge<GroupLabels>;
+  readonly lagValid: GroupGauge<GroupLabels>;
+  readonly lagSeconds: GroupGauge<GroupLabels>;
+  readonly groupReadable: GroupGauge<GroupLabels>;
+  readonly streamLengthEntries: GroupGauge<"stream">;
+  readonly deadLetterLengthEntries: GroupGauge<GroupLabels>;
+  readonly consumerPendingEntries: GroupGauge<GroupLabels | "consumer">;
   readonly claimedEntries: Counter<GroupLabels>;
   readonly requeuedEntries: Counter<GroupLabels>;
   readonly reassignedEntries: Counter<GroupLabels>;
@@ -43,6 +44,13 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
     help: string,
     labelNames: readonly L[],
   ): Gauge<L> => new Gauge({ name: `stream_janitor_${name}`, help, labelNames, registers });
+  /** The gauges every scrape replaces: see GroupGauge. */
+  const scraped = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+  ): GroupGauge<L> =>
+    new GroupGauge({ name: `stream_janitor_${name}`, help, labelNames, registry });
   const counter = <L extends string>(
     name: string,
     help: string,
@@ -51,62 +59,62 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
 
   const metrics: JanitorMetrics = {
     registry,
-    pendingEntries: gauge(
+    pendingEntries: scraped(
       "pending_entries",
       "Entries in the group's pending entries list (XPENDING count), read at scrape time.",
       GROUP,
     ),
-    pendingMaxIdleSeconds: gauge(
+    pendingMaxIdleSeconds: scraped(
       "pending_max_idle_seconds",
       "Largest idle time in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds; metrics.pelScanIntervalMs apart), raised to the live idle time of the oldest pending entry read at scrape time (the only source before the first scan); 0 while the PEL is empty.",
       GROUP,
     ),
-    pendingOldestAgeSeconds: gauge(
+    pendingOldestAgeSeconds: scraped(
       "pending_oldest_age_seconds",
       "Age of the oldest pending id: Redis TIME minus the id's millisecond part, read at scrape time; 0 while the PEL is empty.",
       GROUP,
     ),
-    pendingMaxDeliveries: gauge(
+    pendingMaxDeliveries: scraped(
       "pending_max_deliveries",
       "Largest delivery count in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds), raised to the oldest pending entry's count read at scrape time; 0 while the PEL is empty.",
       GROUP,
     ),
-    pelScanTimestampSeconds: gauge(
+    pelScanTimestampSeconds: scraped(
       "pel_scan_timestamp_seconds",
       "Redis time (Unix seconds) at which the last completed PEL scan of the group started: the freshness of pending_max_idle_seconds and pending_max_deliveries. No sample before the first scan.",
       GROUP,
     ),
-    lagEntries: gauge(
+    lagEntries: scraped(
       "lag_entries",
       "XINFO GROUPS lag; no sample while it is unknown (see lag_valid).",
       GROUP,
     ),
-    lagValid: gauge(
+    lagValid: scraped(
       "lag_valid",
       "1 when the group's lag is known: 0 when Redis reports it as null, when the server has no lag, or when it exceeds the stream's length (Redis before 8.0 over-reports it after trims and deletions).",
       GROUP,
     ),
-    lagSeconds: gauge(
+    lagSeconds: scraped(
       "lag_seconds",
       "Upper bound on the age of the oldest entry not yet delivered to the group: Redis TIME minus the millisecond part of the group's last-delivered id while entries wait (lag > 0); 0 when nothing waits. No sample while the lag is unknown or the group has received nothing yet. Read from ids only: no entry is read.",
       GROUP,
     ),
-    groupReadable: gauge(
+    groupReadable: scraped(
       "group_readable",
       "1 when the stream exists, is a stream, has the group and its reads succeed; 0 otherwise (missing stream, wrong type, missing group). No sample while Redis does not answer (see redis_up).",
       GROUP,
     ),
-    streamLengthEntries: gauge(
+    streamLengthEntries: scraped(
       "stream_length_entries",
       "XLEN of the stream; no sample while the stream does not exist.",
       ["stream"],
     ),
-    deadLetterLengthEntries: gauge(
+    deadLetterLengthEntries: scraped(
       "dead_letter_length_entries",
       "XLEN of the group's dead-letter stream (0 until the first dead letter creates it).",
       GROUP,
     ),
-    consumerPendingEntries: gauge(
+    consumerPendingEntries: scraped(
       "consumer_pending_entries",
       "Pending entries per consumer (XPENDING summary), only with metrics.perConsumer: at most metrics.maxConsumersPerGroup consumers per group, those with the most pending; consumers with nothing pending have no sample.",
       [...GROUP, "consumer"],

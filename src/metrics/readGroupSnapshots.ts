@@ -20,14 +20,14 @@ import {
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {
-  /** XPENDING summary count. */
+  /** PEL count (XINFO GROUPS pending). */
   pending: number;
   /** Smallest pending id (undefined: empty PEL). */
   oldestPendingId: string | undefined;
   /** Idle time and delivery count of that entry (0 with an empty PEL). */
   oldestPendingIdleMs: number;
   oldestPendingDeliveries: number;
-  /** [consumer, pending] for every consumer with pending entries. */
+  /** [consumer, pending] for every consumer with pending entries (with per-consumer series). */
   consumers: [string, number][];
   /** XINFO GROUPS lag as Redis reports it: null when null or absent. */
   lag: number | null;
@@ -56,7 +56,8 @@ interface StreamSlots {
 }
 
 interface GroupSlots {
-  summary: number;
+  /** Only with per-consumer series: XINFO GROUPS has the count, the oldest entry has the min id. */
+  summary: number | undefined;
   oldest: number;
   deadLetterLength: number;
 }
@@ -66,11 +67,20 @@ function problem(group: ResolvedGroup, error: unknown): GroupReading {
   return { group, state: classifyReplyError(failure), detail: failure.message };
 }
 
+export interface ReadOptions {
+  /** Bound on the whole read. */
+  timeoutMs: number;
+  /** Read the XPENDING summary too, for the per-consumer counts. */
+  perConsumer: boolean;
+}
+
 /**
  * Reads everything the scrape-time gauges need for every group in ONE pipeline, bounded by
- * timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it has); per
- * group the XPENDING summary, the oldest pending entry (XPENDING - + 1: id, owner, idle,
- * deliveries) and the dead-letter stream's XLEN. None of these returns an entry body, so the
+ * options.timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it
+ * has; its `pending` is the PEL count); per group the oldest pending entry (XPENDING - + 1: id,
+ * owner, idle, deliveries), the dead-letter stream's XLEN and, with per-consumer series only,
+ * the XPENDING summary. Four commands per group on its own stream: each command costs far more
+ * in the client (encoding, decoding, promises) than in Redis. None of these returns an entry body, so the
  * cost of a scrape does not depend on the size of the entries (contract section 5): XRANGE,
  * XREVRANGE and XINFO STREAM are never used, not even inside a script, where a 50 MB body costs
  * Redis about a second to copy. Throws RedisUnavailableError when Redis does not answer; a
@@ -79,7 +89,7 @@ function problem(group: ResolvedGroup, error: unknown): GroupReading {
 export async function readGroupSnapshots(
   redis: RedisClient,
   groups: readonly ResolvedGroup[],
-  timeoutMs: number,
+  options: ReadOptions,
 ): Promise<ScrapeSnapshot> {
   const commands: Command[] = [["TIME"]];
   const add = (command: Command): number => commands.push(command) - 1;
@@ -94,12 +104,12 @@ export async function readGroupSnapshots(
       });
     }
     slots.push({
-      summary: add(["XPENDING", stream, group.group]),
+      summary: options.perConsumer ? add(["XPENDING", stream, group.group]) : undefined,
       oldest: add(["XPENDING", stream, group.group, "-", "+", 1]),
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
     });
   }
-  const replies = await runPipeline(redis, commands, timeoutMs);
+  const replies = await runPipeline(redis, commands, options.timeoutMs);
   // A connection that dies halfway fails the commands it still owed with non-Redis errors.
   for (const reply of replies) {
     if (reply.error && !isReplyError(reply.error))
@@ -139,15 +149,18 @@ export async function readGroupSnapshots(
       return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
     }
     try {
-      const summary = parsePendingSummary(replyValue(at(slot.summary)));
       const [oldest] = parsePendingPage(replyValue(at(slot.oldest)));
+      const consumers =
+        slot.summary === undefined
+          ? []
+          : parsePendingSummary(replyValue(at(slot.summary))).consumers;
       const deadLetter = at(slot.deadLetterLength);
       const values: GroupValues = {
-        pending: summary.count,
-        oldestPendingId: summary.minId,
+        pending: info.pending,
+        oldestPendingId: oldest?.id,
         oldestPendingIdleMs: oldest?.idleMs ?? 0,
         oldestPendingDeliveries: oldest?.deliveries ?? 0,
-        consumers: summary.consumers,
+        consumers,
         lag: info.lag,
         lastDeliveredId: info.lastDeliveredId,
         streamLength: streamLengths.get(group.stream) ?? 0,
