@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { Registry } from "prom-client";
 import type { JanitorConfig } from "../config/types.js";
 import { startHttpServer } from "../http/createHttpServer.js";
 import { Lease } from "../lease/Lease.js";
 import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
+import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
 import { createRedisClient } from "../redis/createRedisClient.js";
 import { registerScripts } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
@@ -44,7 +44,7 @@ export async function startDaemon(
   const { logger, version } = dependencies;
   const teardown = new TeardownStack(logger);
   try {
-    const registry = new Registry();
+    const registry = new JanitorRegistry();
     const metrics = createJanitorMetrics(registry, version);
     const connection = (name: string, commandTimeoutMs: number, failFast = false): Redis => {
       const client = createRedisClient({

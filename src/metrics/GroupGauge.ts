@@ -16,6 +16,16 @@ interface Sample<L extends string> {
 
 const NO_LABELS: Readonly<Record<string, never>> = Object.freeze({});
 
+/** Text exposition escaping, as prom-client does it. */
+const escapeHelp = (text: string): string => text.replace(/\\/gu, "\\\\").replace(/\n/gu, "\\n");
+const escapeLabel = (text: string): string => escapeHelp(text).replace(/"/gu, '\\"');
+
+function valueText(value: number): string {
+  if (Number.isNaN(value)) return "Nan";
+  if (!Number.isFinite(value)) return value < 0 ? "-Inf" : "+Inf";
+  return `${value}`;
+}
+
 /**
  * A gauge for the per-group series that every scrape replaces wholesale, registered in a
  * prom-client Registry beside the ordinary metrics. prom-client's Gauge hashes every label set
@@ -31,6 +41,8 @@ export class GroupGauge<L extends string> {
   readonly help: string;
   readonly labelNames: readonly L[];
   private samples = new Map<string, Sample<L>>();
+  /** `name{labels}` per labels object: the label objects of groups live as long as the config. */
+  private readonly prefixes = new WeakMap<Labels<L>, string>();
 
   constructor(options: {
     name: string;
@@ -89,6 +101,30 @@ export class GroupGauge<L extends string> {
     values: Sample<L>[];
   }> {
     return Promise.resolve({ ...this.describe(), values: [...this.samples.values()] });
+  }
+
+  /**
+   * The family in the text exposition format, exactly as prom-client's registry would write it
+   * (JanitorRegistry uses this instead of formatting sample by sample).
+   */
+  render(): string {
+    const lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} gauge`];
+    for (const sample of this.samples.values()) {
+      lines.push(`${this.prefix(sample.sharedLabels)} ${valueText(sample.value)}`);
+    }
+    return lines.join("\n");
+  }
+
+  private prefix(labels: Labels<L>): string {
+    let prefix = this.prefixes.get(labels);
+    if (prefix === undefined) {
+      const pairs = Object.entries<string>(labels).map(
+        ([name, value]) => `${name}="${escapeLabel(value)}"`,
+      );
+      prefix = pairs.length === 0 ? this.name : `${this.name}{${pairs.join(",")}}`;
+      this.prefixes.set(labels, prefix);
+    }
+    return prefix;
   }
 
   private describe(): { name: string; help: string; type: "gauge"; aggregator: "sum" } {

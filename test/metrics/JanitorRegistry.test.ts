@@ -1,0 +1,38 @@
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { JanitorRegistry } from "../../src/metrics/JanitorRegistry.js";
+import { createJanitorMetrics, type JanitorMetrics } from "../../src/metrics/janitorMetrics.js";
+
+function fill(metrics: JanitorMetrics): void {
+  const odd = { stream: 'a\\b"c\nd', group: "g,=}{" };
+  const plain = { stream: "orders", group: "billing" };
+  for (const labels of [plain, odd]) {
+    metrics.pendingEntries.set(labels, 3);
+    metrics.pendingMaxIdleSeconds.set(labels, 1.25);
+    metrics.lagEntries.set(labels, Number.POSITIVE_INFINITY);
+    metrics.lagSeconds.set(labels, Number.NaN);
+    metrics.groupReadable.set(labels, 1);
+    metrics.consumerPendingEntries.set({ ...labels, consumer: "c\\1" }, 2);
+    metrics.claimedEntries.inc(labels, 4);
+  }
+  metrics.streamLengthEntries.set({ stream: "orders" }, 10);
+  metrics.pendingEntries.reset();
+  metrics.pendingEntries.set(plain, 7);
+}
+
+describe("JanitorRegistry", () => {
+  it("writes exactly what prom-client's Registry writes for the same metrics", async () => {
+    const fast = new JanitorRegistry();
+    const reference = new Registry();
+    fill(createJanitorMetrics(fast, "1.2.3"));
+    fill(createJanitorMetrics(reference, "1.2.3"));
+    const text = await fast.metrics();
+    expect(text).toBe(await reference.metrics());
+    expect(text).toContain('stream_janitor_pending_entries{stream="orders",group="billing"} 7\n');
+    expect(text).toContain(
+      'stream_janitor_group_readable{stream="a\\\\b\\"c\\nd",group="g,=}{"} 1\n',
+    );
+    // Twice: the cached label text gives the same answer.
+    expect(await fast.metrics()).toBe(text);
+  });
+});
