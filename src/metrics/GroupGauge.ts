@@ -41,6 +41,9 @@ export class GroupGauge<L extends string> {
   readonly help: string;
   readonly labelNames: readonly L[];
   private samples = new Map<string, Sample<L>>();
+  /** The samples before the last reset(): set() reuses their objects instead of allocating. */
+  private previous = new Map<string, Sample<L>>();
+  private readonly keys = new WeakMap<Labels<L>, string>();
   /** `name{labels}` per labels object: the label objects of groups live as long as the config. */
   private readonly prefixes = new WeakMap<Labels<L>, string>();
 
@@ -59,21 +62,33 @@ export class GroupGauge<L extends string> {
   }
 
   private key(labels: Labels<L>): string {
+    const known = this.keys.get(labels);
+    if (known !== undefined) return known;
     let key = "";
     for (const name of this.labelNames) {
       const value = labels[name];
       if (typeof value !== "string") throw new Error(`${this.name}: label ${name} is missing`);
       key += `${value}\u0000`;
     }
+    this.keys.set(labels, key);
     return key;
   }
 
   set(labels: Labels<L>, value: number): void {
-    this.samples.set(this.key(labels), { value, labels: NO_LABELS, sharedLabels: labels });
+    const key = this.key(labels);
+    const sample = this.samples.get(key) ?? this.previous.get(key);
+    if (sample === undefined) {
+      this.samples.set(key, { value, labels: NO_LABELS, sharedLabels: labels });
+      return;
+    }
+    sample.value = value;
+    sample.sharedLabels = labels;
+    this.samples.set(key, sample);
   }
 
   /** Drops every sample (series of groups that went away must disappear, not freeze). */
   reset(): void {
+    this.previous = this.samples;
     this.samples = new Map();
   }
 
