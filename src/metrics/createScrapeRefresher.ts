@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { JanitorConfig } from "../config/types.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
-import { registerScripts, type RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import { applyGroupGauges, dropGroupGauges, SeriesLabels } from "./applyGroupGauges.js";
 import { GroupStates } from "./GroupStates.js";
@@ -43,9 +43,7 @@ export interface ScrapeRefresher {
 const MAX_PING_TIMEOUT_MS = 1000;
 
 export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRefresher {
-  const { groups, metrics, config } = options;
-  // The scrape reads through the readGroupGauges script (registering is idempotent).
-  const redis = registerScripts(options.redis);
+  const { redis, groups, metrics, config } = options;
   const log = options.logger.child({ component: "metrics" });
   const scanner = new PelScanner({
     redis,

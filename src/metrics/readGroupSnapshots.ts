@@ -1,12 +1,12 @@
 import type { RedisClient } from "../redis/scriptedRedis.js";
-import { keySlot } from "../redis/keySlot.js";
 import {
-  asArray,
-  asNumber,
   classifyReplyError,
   isReplyError,
+  parsePendingPage,
   parsePendingSummary,
   parseRedisTime,
+  parseXinfoGroups,
+  type GroupInfo,
   type ReplyProblem,
 } from "../redis/replies.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
@@ -50,64 +50,21 @@ export interface ScrapeSnapshot {
   groups: GroupReading[];
 }
 
-/** The configured groups of one stream, read by one script call. */
-interface StreamRead {
-  stream: string;
-  groups: ResolvedGroup[];
-  call: number;
+interface StreamSlots {
+  length: number;
+  groups: number;
 }
 
 interface GroupSlots {
-  read: StreamRead;
-  /** Position of the group in its stream's script reply. */
-  position: number;
-  /** XLEN of a dead-letter stream outside the stream's hash slot, sent on its own. */
-  deadLetterLength: number | undefined;
-  /** Only with per-consumer series. */
+  /** Only with per-consumer series: XINFO GROUPS has the count, the oldest entry has the min id. */
   summary: number | undefined;
+  oldest: number;
+  deadLetterLength: number;
 }
 
 function problem(group: ResolvedGroup, error: unknown): GroupReading {
   const failure = error instanceof Error ? error : new Error(String(error));
   return { group, state: classifyReplyError(failure), detail: failure.message };
-}
-
-/** The script's arguments for one stream (see readGroupGauges.lua). */
-function scriptCall(stream: string, groups: readonly ResolvedGroup[]): Command {
-  const keys = [stream];
-  const slot = keySlot(stream);
-  const keyIndexes = groups.map((group) => {
-    if (keySlot(group.deadLetterStream) !== slot) return 0;
-    keys.push(group.deadLetterStream);
-    return keys.length;
-  });
-  return [
-    "sjReadGroupGauges",
-    keys.length,
-    ...keys,
-    groups.length,
-    ...groups.map((group) => group.group),
-    ...keyIndexes,
-  ];
-}
-
-function asGroupValues(reply: unknown, streamLength: number): GroupValues | undefined {
-  const fields = asArray(reply, "readGroupGauges group");
-  if (fields.length === 0) return undefined;
-  const [pending, lastDeliveredId, lag, oldestId, oldestIdle, oldestDeliveries, deadLetter] =
-    fields;
-  const deadLetterLength = asNumber(deadLetter, "dead-letter length");
-  return {
-    pending: asNumber(pending, "pending"),
-    oldestPendingId: oldestId === "" ? undefined : String(oldestId),
-    oldestPendingIdleMs: asNumber(oldestIdle, "idle"),
-    oldestPendingDeliveries: asNumber(oldestDeliveries, "deliveries"),
-    consumers: [],
-    lag: asNumber(lag, "lag") < 0 ? null : asNumber(lag, "lag"),
-    lastDeliveredId: String(lastDeliveredId),
-    streamLength,
-    deadLetterLength: deadLetterLength < 0 ? undefined : deadLetterLength,
-  };
 }
 
 export interface ReadOptions {
@@ -119,14 +76,15 @@ export interface ReadOptions {
 
 /**
  * Reads everything the scrape-time gauges need for every group in ONE pipeline, bounded by
- * options.timeoutMs: TIME, then one readGroupGauges script call per stream (XLEN, XINFO GROUPS,
- * and per configured group the oldest pending entry and the dead-letter stream's XLEN), plus an
- * XLEN for each dead-letter stream outside its source's hash slot and, with per-consumer series
- * only, each group's XPENDING summary. No command returns an entry body, so the cost of a scrape
- * does not depend on the size of the entries (contract section 5). One call per stream instead
- * of four commands per group: each command costs far more in the client (encoding, decoding,
- * promises) than in Redis. Throws RedisUnavailableError when Redis does not answer; a missing
- * or mistyped key only marks its own groups.
+ * options.timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it
+ * has; its `pending` is the PEL count); per group the oldest pending entry (XPENDING - + 1: id,
+ * owner, idle, deliveries), the dead-letter stream's XLEN and, with per-consumer series only,
+ * the XPENDING summary. Four commands per group on its own stream: each command costs far more
+ * in the client (encoding, decoding, promises) than in Redis. None of these returns an entry body, so the
+ * cost of a scrape does not depend on the size of the entries (contract section 5): XRANGE,
+ * XREVRANGE and XINFO STREAM are never used, not even inside a script, where a 50 MB body costs
+ * Redis about a second to copy. Throws RedisUnavailableError when Redis does not answer; a
+ * missing or mistyped key only marks its own groups.
  */
 export async function readGroupSnapshots(
   redis: RedisClient,
@@ -135,27 +93,22 @@ export async function readGroupSnapshots(
 ): Promise<ScrapeSnapshot> {
   const commands: Command[] = [["TIME"]];
   const add = (command: Command): number => commands.push(command) - 1;
-  const streams = new Map<string, StreamRead>();
+  const streams = new Map<string, StreamSlots>();
   const slots: GroupSlots[] = [];
   for (const group of groups) {
-    let read = streams.get(group.stream);
-    if (read === undefined) {
-      read = { stream: group.stream, groups: [], call: -1 };
-      streams.set(group.stream, read);
+    const { stream } = group;
+    if (!streams.has(stream)) {
+      streams.set(stream, {
+        length: add(["XLEN", stream]),
+        groups: add(["XINFO", "GROUPS", stream]),
+      });
     }
-    read.groups.push(group);
     slots.push({
-      read,
-      position: read.groups.length - 1,
-      deadLetterLength:
-        keySlot(group.deadLetterStream) === keySlot(group.stream)
-          ? undefined
-          : add(["XLEN", group.deadLetterStream]),
-      summary: options.perConsumer ? add(["XPENDING", group.stream, group.group]) : undefined,
+      summary: options.perConsumer ? add(["XPENDING", stream, group.group]) : undefined,
+      oldest: add(["XPENDING", stream, group.group, "-", "+", 1]),
+      deadLetterLength: add(["XLEN", group.deadLetterStream]),
     });
   }
-  for (const read of streams.values()) read.call = add(scriptCall(read.stream, read.groups));
-
   const replies = await runPipeline(redis, commands, options.timeoutMs);
   // A connection that dies halfway fails the commands it still owed with non-Redis errors.
   for (const reply of replies) {
@@ -169,40 +122,50 @@ export async function readGroupSnapshots(
   };
   const nowMs = parseRedisTime(replyValue(at(0)));
 
-  // Each stream's reply: its status, then one entry per configured group.
-  const streamReplies = new Map<StreamRead, unknown[] | Error>();
+  // One parse per stream, however many of its groups are configured.
+  const infos = new Map<string, Map<string, GroupInfo> | Error>();
   const streamLengths = new Map<string, number>();
-  for (const read of streams.values()) {
+  for (const [stream, slot] of streams) {
     try {
-      const reply = asArray(replyValue(at(read.call)), "readGroupGauges");
-      const [status, length] = reply;
-      if (status === "no-stream") throw new Error(`no such key: stream ${read.stream}`);
-      if (status === "wrong-type") throw new Error(`WRONGTYPE ${read.stream} is not a stream`);
-      streamLengths.set(read.stream, asNumber(length, "XLEN"));
-      streamReplies.set(read, reply);
+      const byName = new Map<string, GroupInfo>();
+      for (const info of parseXinfoGroups(replyValue(at(slot.groups)))) {
+        byName.set(info.name, info);
+      }
+      infos.set(stream, byName);
+      // XLEN of a missing key is 0: only a stream that exists gets a length sample.
+      streamLengths.set(stream, Number(replyValue(at(slot.length))));
     } catch (error) {
-      streamReplies.set(read, error instanceof Error ? error : new Error(String(error)));
+      infos.set(stream, error instanceof Error ? error : new Error(String(error)));
     }
   }
 
   const readings = groups.map((group, index): GroupReading => {
     const slot = slots[index];
-    if (slot === undefined) throw new Error("unreachable");
-    const reply = streamReplies.get(slot.read);
-    if (reply === undefined) throw new Error("unreachable");
-    if (reply instanceof Error) return problem(group, reply);
+    const byName = infos.get(group.stream);
+    if (slot === undefined || byName === undefined) throw new Error("unreachable");
+    if (byName instanceof Error) return problem(group, byName);
+    const info = byName.get(group.group);
+    if (info === undefined) {
+      return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
+    }
     try {
-      const values = asGroupValues(reply[2 + slot.position], streamLengths.get(group.stream) ?? 0);
-      if (values === undefined) {
-        return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
-      }
-      if (slot.deadLetterLength !== undefined) {
-        const deadLetter = at(slot.deadLetterLength);
-        values.deadLetterLength = deadLetter.error ? undefined : Number(deadLetter.value);
-      }
-      if (slot.summary !== undefined) {
-        values.consumers = parsePendingSummary(replyValue(at(slot.summary))).consumers;
-      }
+      const [oldest] = parsePendingPage(replyValue(at(slot.oldest)));
+      const consumers =
+        slot.summary === undefined
+          ? []
+          : parsePendingSummary(replyValue(at(slot.summary))).consumers;
+      const deadLetter = at(slot.deadLetterLength);
+      const values: GroupValues = {
+        pending: info.pending,
+        oldestPendingId: oldest?.id,
+        oldestPendingIdleMs: oldest?.idleMs ?? 0,
+        oldestPendingDeliveries: oldest?.deliveries ?? 0,
+        consumers,
+        lag: info.lag,
+        lastDeliveredId: info.lastDeliveredId,
+        streamLength: streamLengths.get(group.stream) ?? 0,
+        deadLetterLength: deadLetter.error ? undefined : Number(deadLetter.value),
+      };
       return { group, state: "ok", values };
     } catch (error) {
       return problem(group, error);

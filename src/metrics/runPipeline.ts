@@ -1,9 +1,6 @@
-import { isScriptName, type RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/scriptedRedis.js";
 
-/** A command, or a script registered with registerScripts() called by its name. */
 export type Command = readonly [name: string, ...args: (string | number)[]];
-
-type ScriptCall = (...args: (string | number)[]) => unknown;
 
 /** One command's outcome: Redis answers errors per command inside a pipeline. */
 export type PipelineReply =
@@ -45,12 +42,7 @@ export async function runPipeline(
     throw new RedisUnavailableError(`redis connection is ${redis.status}`);
   }
   const pipeline = redis.pipeline();
-  const scripts = pipeline as unknown as Partial<Record<string, ScriptCall>>;
-  for (const [name, ...args] of commands) {
-    const script = isScriptName(name) ? scripts[name] : undefined;
-    if (script === undefined) pipeline.call(name, ...args);
-    else script.apply(pipeline, args);
-  }
+  for (const [name, ...args] of commands) pipeline.call(name, ...args);
   const executed = pipeline.exec();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {

@@ -8,15 +8,9 @@ import type { Cluster, Redis } from "ioredis";
 const SCRIPTS = {
   sjSweepPage: "sweepPage.lua",
   sjAcquireLease: "acquireLease.lua",
-  sjReadGroupGauges: "readGroupGauges.lua",
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
-
-/** Names a pipeline sends as the registered script (EVALSHA, loaded first when needed). */
-export function isScriptName(name: string): name is ScriptName {
-  return Object.hasOwn(SCRIPTS, name);
-}
 type ScriptArg = string | number | Buffer;
 
 /** Scripts take their key count first, because the fence key is optional. */
