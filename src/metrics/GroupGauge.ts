@@ -20,7 +20,15 @@ const NO_LABELS: Readonly<Record<string, never>> = Object.freeze({});
 const escapeHelp = (text: string): string => text.replace(/\\/gu, "\\\\").replace(/\n/gu, "\\n");
 const escapeLabel = (text: string): string => escapeHelp(text).replace(/"/gu, '\\"');
 
-function valueText(value: number): string {
+/** `{name="value",...}`, or "" without labels: the label part of a sample line. */
+export function labelText(labels: Readonly<Record<string, string | number>>): string {
+  const pairs = Object.entries(labels).map(
+    ([name, value]) => `${name}="${typeof value === "string" ? escapeLabel(value) : value}"`,
+  );
+  return pairs.length === 0 ? "" : `{${pairs.join(",")}}`;
+}
+
+export function valueText(value: number): string {
   if (Number.isNaN(value)) return "Nan";
   if (!Number.isFinite(value)) return value < 0 ? "-Inf" : "+Inf";
   return `${value}`;
@@ -133,10 +141,7 @@ export class GroupGauge<L extends string> {
   private prefix(labels: Labels<L>): string {
     let prefix = this.prefixes.get(labels);
     if (prefix === undefined) {
-      const pairs = Object.entries<string>(labels).map(
-        ([name, value]) => `${name}="${escapeLabel(value)}"`,
-      );
-      prefix = pairs.length === 0 ? this.name : `${this.name}{${pairs.join(",")}}`;
+      prefix = `${this.name}${labelText(labels)}`;
       this.prefixes.set(labels, prefix);
     }
     return prefix;

@@ -1,5 +1,5 @@
 import { Registry } from "prom-client";
-import { GroupGauge } from "./GroupGauge.js";
+import { GroupGauge, labelText, valueText } from "./GroupGauge.js";
 
 type RenderOne = (this: Registry, metric: unknown) => Promise<string>;
 
@@ -11,15 +11,67 @@ type RenderOne = (this: Registry, metric: unknown) => Promise<string>;
 const renderOne = (Registry.prototype as unknown as { getMetricsAsString: RenderOne })
   .getMetricsAsString;
 
+interface PlainValue {
+  value: number;
+  labels: Record<string, string | number>;
+  metricName?: string;
+  exemplar?: unknown;
+  sharedLabels?: unknown;
+}
+
+interface PlainFamily {
+  name: string;
+  help: string;
+  type: string;
+  values: PlainValue[];
+}
+
+function isPlainFamily(metric: unknown): metric is { get(): Promise<PlainFamily>; type: string } {
+  const { type } = metric as { type?: unknown };
+  return type === "counter" || type === "gauge";
+}
+
 /**
- * The daemon's registry: the same text as prom-client's, but the per-group gauge families
- * (GroupGauge) render themselves, with the label text of each group formatted once for the
- * life of the process instead of once per sample per scrape. With 1,000 groups that is about
- * 10,000 of the 18,000 lines of a scrape.
+ * The daemon's registry: the same text as prom-client's, written faster. The per-group gauge
+ * families (GroupGauge) render themselves, and counters and gauges reuse the text of each labels
+ * object: prom-client keeps the labels object of a series for its whole life, and formats it
+ * again, with its escaping, at every scrape. With 1,000 groups a scrape has 18,000 lines.
+ * Histograms (and anything unusual) go through prom-client's own renderer.
  */
 export class JanitorRegistry extends Registry {
-  getMetricsAsString(metric: unknown): Promise<string> {
-    if (metric instanceof GroupGauge) return Promise.resolve(metric.render());
-    return renderOne.call(this, metric);
+  private readonly labelTexts = new WeakMap<object, string>();
+
+  async getMetricsAsString(metric: unknown): Promise<string> {
+    if (metric instanceof GroupGauge) return metric.render();
+    if (!isPlainFamily(metric) || Object.keys(this.defaultLabels()).length > 0) {
+      return renderOne.call(this, metric);
+    }
+    const family = await metric.get();
+    if (family.values.some((v) => v.metricName !== undefined || v.sharedLabels !== undefined)) {
+      return renderOne.call(this, metric);
+    }
+    const lines = [`# HELP ${family.name} ${escapeHelpText(family.help)}`];
+    lines.push(`# TYPE ${family.name} ${family.type}`);
+    for (const { labels, value } of family.values) {
+      lines.push(`${family.name}${this.labelsOf(labels)} ${valueText(value)}`);
+    }
+    return lines.join("\n");
   }
+
+  private defaultLabels(): object {
+    return (this as unknown as { _defaultLabels?: object })._defaultLabels ?? {};
+  }
+
+  private labelsOf(labels: Record<string, string | number>): string {
+    let text = this.labelTexts.get(labels);
+    if (text === undefined) {
+      text = labelText(labels);
+      this.labelTexts.set(labels, text);
+    }
+    return text;
+  }
+}
+
+function escapeHelpText(text: string): string {
+  return text.replace(/\\/gu, "\\\\").replace(/\n/gu, "\\n");
 }

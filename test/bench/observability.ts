@@ -146,6 +146,8 @@ interface LargeEntriesRun {
   /** Bytes Redis wrote to all clients per scrape (INFO stats), the INFO replies subtracted. */
   redisBytesOutPerScrape: number;
   redisUsecPerScrape: number;
+  /** Scrapes whose answer had the group's gauges (a timed-out read drops them). */
+  sampled: number;
 }
 
 async function netOutputBytes(admin: Redis): Promise<number> {
@@ -192,13 +194,13 @@ async function measureLargeEntries(
     await resetStats(admin);
     const before = await netOutputBytes(admin);
     const latencies: number[] = [];
+    let sampled = 0;
     for (let i = 0; i < scrapes; i += 1) {
       const t0 = performance.now();
       const response = await httpGet(metricsUrl);
       latencies.push(performance.now() - t0);
-      if (!response.body.includes('stream_janitor_pending_entries{stream="large"')) {
-        throw new Error("the large group has no pending_entries sample");
-      }
+      // A scrape that timed out on Redis drops the group's gauges.
+      if (response.body.includes('stream_janitor_pending_entries{stream="large"')) sampled += 1;
     }
     const bytes = (await netOutputBytes(admin)) - before - infoBytes;
     const stats = await readCommandStats(admin);
@@ -209,6 +211,7 @@ async function measureLargeEntries(
       latencyMaxMs: max(latencies),
       redisBytesOutPerScrape: bytes / scrapes,
       redisUsecPerScrape: totals(stats).usec / scrapes,
+      sampled,
     };
   } finally {
     await child.stop();
@@ -377,6 +380,7 @@ export async function observabilityScenario(options: BenchOptions): Promise<Scen
         fmt(large.latencyMaxMs, 2),
         fmt(large.redisBytesOutPerScrape, 0),
         fmt(large.redisUsecPerScrape, 0),
+        `${large.sampled} of ${large.scrapes}`,
       ],
     ],
     notes: [

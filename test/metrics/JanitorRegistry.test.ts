@@ -16,6 +16,10 @@ function fill(metrics: JanitorMetrics): void {
     metrics.claimedEntries.inc(labels, 4);
   }
   metrics.streamLengthEntries.set({ stream: "orders" }, 10);
+  metrics.sweepDurationSeconds.observe(odd, 0.02);
+  metrics.deadLetteredEntries.inc({ ...odd, reason: "action" }, 2);
+  metrics.leader.set(1);
+  metrics.lastSweepSuccessTimestampSeconds.set(plain, 1_700_000_000.5);
   metrics.pendingEntries.reset();
   metrics.pendingEntries.set(plain, 7);
 }
@@ -32,7 +36,19 @@ describe("JanitorRegistry", () => {
     expect(text).toContain(
       'stream_janitor_group_readable{stream="a\\\\b\\"c\\nd",group="g,=}{"} 1\n',
     );
-    // Twice: the cached label text gives the same answer.
+    expect(text).toContain(
+      'stream_janitor_claimed_entries_total{stream="a\\\\b\\"c\\nd",group="g,=}{"} 4\n',
+    );
+    expect(text).toContain("stream_janitor_leader 1\n");
+    // Twice, and after counters moved: the cached label text gives the same answer.
     expect(await fast.metrics()).toBe(text);
+    for (const registry of [fast, reference]) {
+      const claimed = registry.getSingleMetric("stream_janitor_claimed_entries_total");
+      (claimed as unknown as { inc(labels: object, value: number): void }).inc(
+        { stream: "orders", group: "billing" },
+        5,
+      );
+    }
+    expect(await fast.metrics()).toBe(await reference.metrics());
   });
 });
