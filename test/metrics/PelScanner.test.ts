@@ -112,4 +112,67 @@ describe("PelScanner", () => {
     scanner.start();
     expect(timers).toHaveLength(3);
   });
+
+  it("markChanged drops the group's result, discards a scan that started before, and rescans the group alone", async () => {
+    const changed = uniquePrefix("changed");
+    const other = uniquePrefix("other");
+    await addStuckEntries(fixture.redis, changed, "workers", numberedBodies(1500), {
+      idleMs: 7_200_000,
+      deliveries: 9,
+    });
+    await addStuckEntries(fixture.redis, other, "workers", numberedBodies(3));
+    const timers: (() => void)[] = [];
+    const scanner = new PelScanner({
+      redis: fixture.redis,
+      groups: [groupConfig(changed), groupConfig(other)],
+      logger: silent,
+      intervalMs: 60_000,
+      setTimer: (callback) => {
+        timers.push(callback);
+        return () => undefined;
+      },
+    });
+    const id = `${changed}/workers`;
+    await scanner.scanOnce(new AbortController().signal);
+    expect(scanner.results.get(id)).toMatchObject({ maxDeliveries: 9 });
+
+    // A sweep changes the group while a pass is reading it: that pass's maximum may be gone.
+    const pass = scanner.scanOnce(new AbortController().signal);
+    scanner.markChanged(id);
+    expect(scanner.results.has(id)).toBe(false);
+    await pass;
+    expect(scanner.results.has(id)).toBe(false);
+    expect(scanner.results.has(`${other}/workers`)).toBe(true);
+    // The sweep emptied the old tail; the rescan (one timer, not the full cadence) sees it.
+    const pending = (await fixture.redis.call("XPENDING", changed, "workers", "-", "+", 2000)) as [
+      string,
+    ][];
+    await fixture.redis.xack(
+      changed,
+      "workers",
+      ...pending.slice(0, 1000).map(([entryId]) => entryId),
+    );
+    // The rest was handed to a live consumer: fresh, delivered twice.
+    await fixture.redis.call(
+      "XCLAIM",
+      changed,
+      "workers",
+      "alive",
+      0,
+      ...pending.slice(1000).map(([entryId]) => entryId),
+      "RETRYCOUNT",
+      2,
+      "JUSTID",
+    );
+    expect(timers).toHaveLength(1);
+    const calls = await xpendingCalls();
+    timers[0]?.();
+    await vi.waitFor(() =>
+      expect(scanner.results.get(id)).toMatchObject({ entries: 500, maxDeliveries: 2 }),
+    );
+    expect(scanner.results.get(id)?.maxIdleMs).toBeLessThan(60_000);
+    // Only the changed group was read: one page for 500 entries.
+    expect((await xpendingCalls()) - calls).toBe(1);
+    await scanner.stop();
+  });
 });
