@@ -86,7 +86,7 @@ export function describeTlsError(error: unknown): string | undefined {
 export function describeResetAfterHandshake(error: unknown): string | undefined {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   if (code !== "ECONNRESET" && code !== "EPIPE") return undefined;
-  return `TLS handshake failed: the server closed the connection right after the handshake (${String(code)}); it requires a client certificate (set redis.tls.certFile and redis.tls.keyFile) or refused this one`;
+  return `TLS handshake failed: the server closed the connection right after the handshake (${code}); it requires a client certificate (set redis.tls.certFile and redis.tls.keyFile) or refused this one`;
 }
 
 /** OpenSSL messages carry a code, a function and a source location; keep the reason. */
