@@ -36,6 +36,8 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   const client = new Redis({
     ...endpointOptions(options),
     connectionName: options.connectionName,
+    // CLIENT SETINFO (7.2+) is not in the least-privilege ACL: denied, it would fill ACL LOG.
+    disableClientInfo: true,
     protocol: 2,
     lazyConnect: true,
     commandTimeout: options.commandTimeoutMs,
