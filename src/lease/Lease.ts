@@ -162,11 +162,10 @@ export class Lease extends EventEmitter<LeaseEvents> {
       await this.releaseQuietly(value);
       return undefined;
     }
-    if (!(await this.replicated())) {
-      // The key holds our value: the next attempt adopts it and waits again.
-      this.candidateMaybeHeld = true;
-      return undefined;
-    }
+    // From here the key holds our value: a refusal or an error below leaves it for the next
+    // attempt to adopt (and wait again), or for stop() to release.
+    this.candidateMaybeHeld = true;
+    if (!(await this.replicated())) return undefined;
     if (sentAt + this.options.renewDeadlineMs <= this.now()) {
       // Answered too late to act on; the key holds our value, so the next attempt adopts it.
       this.candidateMaybeHeld = true;
