@@ -46,7 +46,10 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     // One retry across a reconnect, then fail: the caller decides what a failure means.
     maxRetriesPerRequest: options.failFast === true ? 0 : 1,
     autoResendUnfulfilledCommands: options.failFast !== true,
-    retryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+    // Under Sentinel a reconnect asks the Sentinels for the primary again: cap the backoff low
+    // so the promoted replica is found within a retry period or so of the switch.
+    retryStrategy: (attempt: number) =>
+      Math.min(100 * 2 ** Math.min(attempt, 5), options.mode === "sentinel" ? 400 : 2000),
     // After a failover a connection may still reach the demoted primary: reconnect, which asks
     // the Sentinels again. The failed command is not resent (a page is simply swept next time).
     reconnectOnError: (error: Error) => READONLY.test(error.message),
