@@ -100,21 +100,14 @@ async function failoverMidSweep(
   const oldPort = await set.primaryPort();
   const oldPrimary = set.node(oldPort);
   const ids = await stuckOnEveryReplica(oldPrimary, stream);
-
-  const step = (what: string): void => console.log(`${name}: ${what} ${performance.now().toFixed(0)}`);
-  step("healthy");
   const daemon = await sentinelDaemon(prefix);
-  step("daemon started");
   await waitFor(async () => (await pendingCount(oldPrimary, stream)) <= STUCK * 0.8, {
     what: "the daemon to be in the middle of the stuck entries",
   });
-  step("mid-way");
   const redisUp = sampleMetric(daemon, "stream_janitor_redis_up");
   const { switched } = await set.watchSwitch();
   await trigger(oldPort);
-  step("triggered");
   const { port: newPort, at: promotedAt } = await switched;
-  step("switched");
   expect(newPort).not.toBe(oldPort);
   const newPrimary = set.node(newPort);
   const pendingAtPromotion = await pendingCount(newPrimary, stream);
@@ -126,7 +119,6 @@ async function failoverMidSweep(
     what: "the first sweep on the new primary",
   });
   const promotionToFirstSweepMs = performance.now() - promotedAt;
-  step("first sweep");
   await waitFor(async () => (await pendingCount(newPrimary, stream)) === 0, {
     timeoutMs: 30_000,
     what: "every stuck entry to be requeued on the new primary",
