@@ -5,7 +5,8 @@
 // The rule file's `groups:` section is copied as text, indented under `spec:`, so the comments
 // explaining each expression survive in the generated manifest too.
 import { readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import process from "node:process";
+import { fileURLToPath, URL } from "node:url";
 
 export const RULES_FILE = "deploy/prometheus/stream-janitor.rules.yml";
 export const PROMETHEUS_RULE_FILE = "deploy/kubernetes/components/monitoring/prometheusrule.yaml";

@@ -14,10 +14,10 @@ const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const RULES_FILE = "deploy/prometheus/stream-janitor.rules.yml";
 const RULES_TEST_FILE = "test/prometheus/stream-janitor.rules.test.yml";
-const PROMETHEUS_RULE_FILE = "deploy/kubernetes/prometheusrule.yaml";
+const PROMETHEUS_RULE_FILE = "deploy/kubernetes/components/monitoring/prometheusrule.yaml";
 const RUNBOOK_FILE = "deploy/prometheus/runbook.md";
-const RUNBOOK_URL =
-  "https://github.com/stream-janitor/stream-janitor/blob/main/deploy/prometheus/runbook.md";
+/** Relative to the rule file; deploy/kubernetes/components/runbook-url prefixes a base URL. */
+const RUNBOOK_URL = "runbook.md";
 const PROMTOOL = process.env.PROMTOOL ?? "promtool";
 
 /** Every metric an expression may use: contract section 5, the extra gauges, and `up`. */
@@ -174,6 +174,20 @@ describe("Prometheus alert rules", () => {
   it("pass the promtool unit tests", async () => {
     const result = await promtool(["test", "rules", RULES_TEST_FILE]);
     expect(result.code, `promtool test rules ${RULES_TEST_FILE}:\n${result.output}`).toBe(0);
+  });
+
+  it("are what `npm run gen:prometheusrule` writes into the PrometheusRule manifest", async () => {
+    try {
+      await execFileAsync(process.execPath, ["config/generatePrometheusRule.js", "--check"], {
+        cwd: root,
+      });
+    } catch (error: unknown) {
+      const failure = error as ExecFileException;
+      expect.fail(
+        `${PROMETHEUS_RULE_FILE} differs from what ${RULES_FILE} generates ` +
+          `(run npm run gen:prometheusrule): ${failure.stderr ?? failure.message}`,
+      );
+    }
   });
 
   it("are the same in the PrometheusRule manifest", async () => {
