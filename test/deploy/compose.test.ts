@@ -166,6 +166,17 @@ describe("deploy/compose/docker-compose.yml", () => {
   });
 });
 
+describe("README", () => {
+  it("shows the compose stack as the third way to try it, and how to regenerate the PrometheusRule", async () => {
+    const readme = await readFile(join(repoRoot, "README.md"), "utf8");
+    const quickstart = readme.slice(readme.indexOf("## Quickstart"), readme.indexOf("## Running"));
+    expect(quickstart).toMatch(
+      /npm run demo[\s\S]*npm test[\s\S]*cd deploy\/compose && docker compose up/u,
+    );
+    expect(readme).toContain("npm run gen:prometheusrule");
+  });
+});
+
 describe("the compose stack's janitor and demo actors, as processes", () => {
   const fixture = useRedisServer();
   let daemon: DaemonProcess | undefined;
