@@ -2,10 +2,9 @@
 // `kubectl kustomize`, each object checked against its schema, the restricted Pod Security
 // Standard, the image policy and the wiring between objects. Without kubectl the rendering tests
 // are skipped with the reason in their name (CI installs kubectl where it can).
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/daemonProcess.js";
 import { schemaProblems } from "./kubernetesSchemas.js";
 import {
@@ -248,55 +247,6 @@ describe.skipIf(missing !== undefined)(
         await readFile(join(repoRoot, "deploy/prometheus/stream-janitor.rules.yml"), "utf8"),
       ) as { groups: unknown };
       expect(spec(rule).groups).toEqual(source.groups);
-    });
-
-    describe("runbook-url component", () => {
-      let dir = "";
-      afterAll(() => rm(dir, { recursive: true, force: true }));
-
-      it("puts the base URL set in one place in front of every runbook link", async () => {
-        dir = await mkdtemp(join(tmpdir(), "sj-kustomize-"));
-        // kustomize refuses absolute paths to other kustomizations: link them relatively.
-        const kubernetes = relative(dir, join(repoRoot, "deploy/kubernetes"));
-        await writeFile(
-          join(dir, "kustomization.yaml"),
-          [
-            "resources:",
-            "  - runbook-url.yaml",
-            `  - ${kubernetes}/overlays/deployment`,
-            "components:",
-            `  - ${kubernetes}/components/runbook-url`,
-            "",
-          ].join("\n"),
-        );
-        await writeFile(
-          join(dir, "runbook-url.yaml"),
-          [
-            "apiVersion: v1",
-            "kind: ConfigMap",
-            "metadata:",
-            "  name: stream-janitor-runbook-url",
-            "  annotations:",
-            '    config.kubernetes.io/local-config: "true"',
-            "data:",
-            "  baseUrl: https://wiki.example.com/stream-janitor",
-            "",
-          ].join("\n"),
-        );
-        const list = await kustomize(dir);
-        // The local-config ConfigMap never reaches the cluster.
-        expect(list.map(kindAndName)).not.toContain("ConfigMap/stream-janitor-runbook-url");
-        const groups = spec(find(list, "PrometheusRule")).groups as {
-          rules: { alert: string; annotations: { runbook_url: string } }[];
-        }[];
-        const rules = groups.flatMap((group) => group.rules);
-        expect(rules.length).toBeGreaterThan(0);
-        for (const rule of rules) {
-          expect(rule.annotations.runbook_url).toBe(
-            `https://wiki.example.com/stream-janitor/runbook.md#${rule.alert.toLowerCase()}`,
-          );
-        }
-      });
     });
   },
 );
