@@ -23,7 +23,7 @@ async function packedFiles(): Promise<string[]> {
 }
 
 describe("npm package", () => {
-  it("ships dist/ without the demo, the license, the alert rules, runbook and dashboard", async () => {
+  it("ships dist/ without the demo, the license, the alert rules, runbook, dashboard and ACL", async () => {
     const files = await packedFiles();
     const pkg = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as {
       bin: Record<string, string>;
@@ -38,6 +38,7 @@ describe("npm package", () => {
         "deploy/prometheus/stream-janitor.rules.yml",
         "deploy/prometheus/runbook.md",
         "deploy/grafana/stream-janitor.json",
+        "deploy/redis/stream-janitor.acl",
       ]),
     );
     const unexpected = files.filter(
@@ -46,6 +47,7 @@ describe("npm package", () => {
           (file.startsWith("dist/") && !file.startsWith("dist/demo/")) ||
           file.startsWith("deploy/prometheus/") ||
           file.startsWith("deploy/grafana/") ||
+          file === "deploy/redis/stream-janitor.acl" ||
           ["LICENSE", "README.md", "package.json"].includes(file)
         ),
     );
