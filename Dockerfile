@@ -1,24 +1,55 @@
 # syntax=docker/dockerfile:1
-# Node 20 is end-of-life; build on an LTS line, chosen at build time.
+# stream-janitor container image. Build from the repository root:
+#   docker build -t stream-janitor:0.1.0 .
+#   docker build --build-arg NODE_VERSION=24 -t stream-janitor:0.1.0 .
+# The image holds the product only (dist/ without the demo, production dependencies); the
+# `demo` target holds the demo's actors for the compose quickstart (deploy/compose/).
+#
+# Node 20 is end of life; build on an LTS line (22 or 24), chosen at build time.
 ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-COPY tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY config/tsconfig.build.json config/
 COPY src/ src/
+# --ignore-scripts: no dependency runs code at install; the build is run explicitly.
 RUN npm ci --ignore-scripts && npm run build && npm prune --omit=dev
 
-FROM node:${NODE_VERSION}-bookworm-slim
-ENV NODE_ENV=production
+# The demo's producer and consumers (npm run demo), for deploy/compose/docker-compose.yml only.
+FROM node:${NODE_VERSION}-bookworm-slim AS demo
+ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules/ node_modules/
 COPY --from=build /app/dist/ dist/
+USER 1000:1000
+ENTRYPOINT ["node", "/app/dist/demo/runDemo.js"]
+
+# What ships: the daemon without the demo.
+FROM build AS product
+RUN rm -rf dist/demo
+
+FROM node:${NODE_VERSION}-bookworm-slim
+# Kept equal to package.json (test/deploy/dockerfile.test.ts checks it).
+ARG VERSION=0.1.0
+ARG SOURCE_URL=https://github.com/stream-janitor/stream-janitor
+LABEL org.opencontainers.image.title="stream-janitor" \
+      org.opencontainers.image.description="Keeps Redis Streams consumer groups healthy" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.source="${SOURCE_URL}" \
+      org.opencontainers.image.licenses="MIT"
+# Source maps through the environment: a Kubernetes `command:` or `docker run --entrypoint`
+# override keeps them, which a node flag in the entrypoint would not.
+ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps
+WORKDIR /app
+COPY --from=product /app/package.json ./
+COPY --from=product /app/node_modules/ node_modules/
+COPY --from=product /app/dist/ dist/
 RUN ln -s /app/dist/cli.js /usr/local/bin/stream-janitor && chmod +x /app/dist/cli.js
-USER node
+# Numeric (the `node` user of the official images), so Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
 EXPOSE 9478
-# No shell in between: SIGTERM reaches the daemon, which stops gracefully.
-ENTRYPOINT ["node", "--enable-source-maps", "/app/dist/cli.js"]
+# Exec form, no shell in between: SIGTERM reaches Node, and the daemon stops gracefully.
+ENTRYPOINT ["node", "/app/dist/cli.js"]
 CMD ["run"]

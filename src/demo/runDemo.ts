@@ -30,10 +30,15 @@ async function main(args: DemoArgs): Promise<number> {
 
   let demo;
   try {
-    demo = await startDemo(printer, process.env, (error) => {
-      printer.line("demo", `the janitor cannot continue: ${errorMessage(error)}`);
-      requestStop("fatal error", 1);
-    });
+    demo = await startDemo(
+      printer,
+      process.env,
+      (error) => {
+        printer.line("demo", `the janitor cannot continue: ${errorMessage(error)}`);
+        requestStop("fatal error", 1);
+      },
+      args.janitorUrl,
+    );
   } catch (error) {
     // Missing Redis is an expected situation with its own advice; anything else gets a stack.
     const detail = error instanceof NoRedisForDemoError ? error.message : errorDetail(error);

@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { JanitorConfig } from "../config/types.js";
 import { readVersion } from "../commands/readVersion.js";
 import { startDaemon } from "../daemon/startDaemon.js";
 import { TeardownStack } from "../daemon/TeardownStack.js";
@@ -32,13 +33,15 @@ export interface RunningDemo {
 
 /**
  * Brings the demo up: Redis, the stream and group, the daemon (in-process, exactly as
- * `stream-janitor run` would start it), the metrics digest and the actors. Every piece registers
- * its teardown as it comes up, so a failure half-way leaves nothing behind either.
+ * `stream-janitor run` would start it, unless `janitorUrl` names one running elsewhere), the
+ * metrics digest and the actors. Every piece registers its teardown as it comes up, so a failure
+ * half-way leaves nothing behind either.
  */
 export async function startDemo(
   printer: Printer,
   env: NodeJS.ProcessEnv,
   onFatal: (error: unknown) => void,
+  janitorUrl?: string,
 ): Promise<RunningDemo> {
   const logger = createLogger("info", janitorLogDestination(printer));
   const teardown = new TeardownStack(logger);
@@ -80,19 +83,19 @@ export async function startDemo(
     }
 
     const config = demoConfig(redis.url, await chooseHttpPort());
-    const daemon = await startDaemon(config, { logger, version: readVersion(), onFatal });
-    teardown.push("daemon", () => daemon.stop());
-    printer.line(
-      "demo",
-      `stream-janitor runs in this process: sweeps every ${config.sweep.intervalMs} ms, claims ` +
-        `entries idle >= ${DEMO_MIN_IDLE_MS} ms, requeues them, dead-letters at ` +
-        `${DEMO_MAX_DELIVERIES} deliveries into ${DEMO_DEAD_LETTER_STREAM}`,
-    );
-    printer.line("demo", `Prometheus metrics at ${daemon.httpUrl}/metrics; try:`);
-    printer.detail(`curl -s ${daemon.httpUrl}/metrics | grep '^stream_janitor_'`);
-    teardown.push("final digest", () =>
-      printDigest(printer, daemon.httpUrl, admin, "final digest"),
-    );
+    let httpUrl: string;
+    if (janitorUrl === undefined) {
+      const daemon = await startDaemon(config, { logger, version: readVersion(), onFatal });
+      teardown.push("daemon", () => daemon.stop());
+      httpUrl = daemon.httpUrl;
+      printer.line("demo", `stream-janitor runs in this process: ${janitorSettings(config)}`);
+    } else {
+      httpUrl = janitorUrl;
+      printer.line("demo", `stream-janitor runs at ${janitorUrl} and ${janitorSettings(config)}`);
+    }
+    printer.line("demo", `Prometheus metrics at ${httpUrl}/metrics; try:`);
+    printer.detail(`curl -s ${httpUrl}/metrics | grep '^stream_janitor_'`);
+    teardown.push("final digest", () => printDigest(printer, httpUrl, admin, "final digest"));
 
     const cast = {
       producer: new Producer("producer", connect("producer"), printer),
@@ -113,7 +116,7 @@ export async function startDemo(
     teardown.push("consumer-2", () => cast.crashingRedis.disconnect());
 
     const digests = setInterval(() => {
-      void printDigest(printer, daemon.httpUrl, admin, "digest").catch(() => undefined);
+      void printDigest(printer, httpUrl, admin, "digest").catch(() => undefined);
     }, DIGEST_EVERY_MS);
     teardown.push("digests", () => clearInterval(digests));
 
@@ -131,6 +134,13 @@ export async function startDemo(
     await teardown.run();
     throw error;
   }
+}
+
+function janitorSettings(config: JanitorConfig): string {
+  return (
+    `sweeps every ${config.sweep.intervalMs} ms, claims entries idle >= ${DEMO_MIN_IDLE_MS} ms, ` +
+    `requeues them, dead-letters at ${DEMO_MAX_DELIVERIES} deliveries into ${DEMO_DEAD_LETTER_STREAM}`
+  );
 }
 
 /** A fresh stream and group; only the demo's own keys are deleted, nothing is flushed. */

@@ -100,10 +100,13 @@ async function main(): Promise<void> {
     },
   });
   prepareBuild();
+  // build | dist | the path of another cli.js (e.g. a production-only install of the package).
   const cliPath =
     values.daemon === "dist"
       ? fileURLToPath(new URL("dist/cli.js", ROOT))
-      : fileURLToPath(new URL("cli.js", BUILD_SRC));
+      : values.daemon === "build"
+        ? fileURLToPath(new URL("cli.js", BUILD_SRC))
+        : values.daemon;
   if (!existsSync(cliPath)) throw new Error(`daemon executable not found: ${cliPath}`);
   const options: BenchOptions = {
     quick: values.quick,

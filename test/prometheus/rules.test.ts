@@ -8,16 +8,17 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, it, expect } from "vitest";
 import { parse } from "yaml";
+import { metricNames } from "../support/promqlMetricNames.js";
 
 const execFileAsync = promisify(execFile);
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const RULES_FILE = "deploy/prometheus/stream-janitor.rules.yml";
 const RULES_TEST_FILE = "test/prometheus/stream-janitor.rules.test.yml";
-const PROMETHEUS_RULE_FILE = "deploy/kubernetes/prometheusrule.yaml";
+const PROMETHEUS_RULE_FILE = "deploy/kubernetes/components/monitoring/prometheusrule.yaml";
 const RUNBOOK_FILE = "deploy/prometheus/runbook.md";
-const RUNBOOK_URL =
-  "https://github.com/stream-janitor/stream-janitor/blob/main/deploy/prometheus/runbook.md";
+/** Relative to the rule file; deploy/kubernetes/components/runbook-url prefixes a base URL. */
+const RUNBOOK_URL = "runbook.md";
 const PROMTOOL = process.env.PROMTOOL ?? "promtool";
 
 /** Every metric an expression may use: contract section 5, the extra gauges, and `up`. */
@@ -143,28 +144,6 @@ async function promtool(args: string[]): Promise<PromtoolResult> {
   }
 }
 
-/** Metric names a PromQL expression selects (not functions, keywords, labels or durations). */
-function metricNames(expr: string): string[] {
-  const KEYWORDS = new Set(["and", "or", "unless", "by", "without", "on", "ignoring"]);
-  for (const keyword of ["group_left", "group_right", "offset", "bool", "atan2", "inf", "nan"]) {
-    KEYWORDS.add(keyword);
-  }
-  const stripped = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, " ") // string literals
-    .replace(/#[^\n]*/g, " ") // comments
-    .replace(/\{[^}]*\}/g, " ") // label matchers
-    .replace(/\[[^\]]*\]/g, " ") // ranges and subqueries
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " "); // label lists
-  const names: string[] = [];
-  // Numbers and durations (they start with a digit) are matched and dropped.
-  for (const match of stripped.matchAll(/\d[\w.]*|([A-Za-z_:][\w:]*)(\s*\()?/g)) {
-    const [, name, call] = match;
-    if (name === undefined || call !== undefined || KEYWORDS.has(name.toLowerCase())) continue;
-    names.push(name);
-  }
-  return names;
-}
-
 describe("Prometheus alert rules", () => {
   it("pass promtool check rules", async () => {
     const result = await promtool(["check", "rules", RULES_FILE]);
@@ -174,6 +153,20 @@ describe("Prometheus alert rules", () => {
   it("pass the promtool unit tests", async () => {
     const result = await promtool(["test", "rules", RULES_TEST_FILE]);
     expect(result.code, `promtool test rules ${RULES_TEST_FILE}:\n${result.output}`).toBe(0);
+  });
+
+  it("are what `npm run gen:prometheusrule` writes into the PrometheusRule manifest", async () => {
+    try {
+      await execFileAsync(process.execPath, ["config/generatePrometheusRule.js", "--check"], {
+        cwd: root,
+      });
+    } catch (error: unknown) {
+      const failure = error as ExecFileException;
+      expect.fail(
+        `${PROMETHEUS_RULE_FILE} differs from what ${RULES_FILE} generates ` +
+          `(run npm run gen:prometheusrule): ${failure.stderr ?? failure.message}`,
+      );
+    }
   });
 
   it("are the same in the PrometheusRule manifest", async () => {

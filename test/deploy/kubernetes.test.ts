@@ -1,0 +1,262 @@
+// The Kubernetes manifests as a cluster would receive them: every kustomization rendered with
+// `kubectl kustomize`, each object checked against its schema, the restricted Pod Security
+// Standard, the image policy and the wiring between objects. Without kubectl the rendering tests
+// are skipped with the reason in their name (CI installs kubectl where it can).
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/daemonProcess.js";
+import { schemaProblems } from "./kubernetesSchemas.js";
+import {
+  containersOf,
+  isRecord,
+  kindAndName,
+  kubectlMissing,
+  kustomize,
+  podSpecOf,
+  repoRoot,
+  type KubeObject,
+} from "./kustomize.js";
+import { restrictedViolations } from "./podSecurity.js";
+
+const KUSTOMIZATIONS = ["base", "overlays/deployment", "overlays/sidecar"] as const;
+const IMAGE = "stream-janitor";
+const missing = kubectlMissing();
+const rendered = new Map<string, KubeObject[]>();
+
+async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function objects(dir: (typeof KUSTOMIZATIONS)[number]): KubeObject[] {
+  const list = rendered.get(dir);
+  if (list === undefined) throw new Error(`${dir} was not rendered`);
+  return list;
+}
+
+function find(list: KubeObject[], kind: string, name?: string): KubeObject {
+  const found = list.find(
+    (o) => o.kind === kind && (name === undefined || o.metadata.name === name),
+  );
+  if (found === undefined) throw new Error(`no ${kind}${name === undefined ? "" : `/${name}`}`);
+  return found;
+}
+
+function spec(object: KubeObject): Record<string, unknown> {
+  if (!isRecord(object.spec)) throw new Error(`${kindAndName(object)}: no spec`);
+  return object.spec;
+}
+
+function matches(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  const wanted = isRecord(selector) && isRecord(selector.matchLabels) ? selector.matchLabels : {};
+  return (
+    Object.keys(wanted).length > 0 &&
+    Object.entries(wanted).every(([key, value]) => labels?.[key] === value)
+  );
+}
+
+function podTemplateLabels(workload: KubeObject): Record<string, string> | undefined {
+  const template = spec(workload).template;
+  return isRecord(template) && isRecord(template.metadata)
+    ? (template.metadata.labels as Record<string, string>)
+    : undefined;
+}
+
+describe.skipIf(missing !== undefined)(
+  `kubectl kustomize deploy/kubernetes${missing === undefined ? "" : ` (skipped: ${missing})`}`,
+  () => {
+    beforeAll(async () => {
+      for (const dir of KUSTOMIZATIONS) {
+        rendered.set(dir, await kustomize(`deploy/kubernetes/${dir}`));
+      }
+    });
+
+    it("renders every kustomization into the expected objects", () => {
+      const lists = Object.fromEntries(
+        KUSTOMIZATIONS.map((dir) => [dir, objects(dir).map(kindAndName).sort()]),
+      );
+      // ConfigMaps carry a hash of their content: compare their names without it.
+      const unhashed = (list: string[]) => list.map((n) => n.replace(/-[a-z0-9]{10}$/u, "-<hash>"));
+      const janitor = [
+        "ConfigMap/stream-janitor-<hash>",
+        "Deployment/stream-janitor",
+        "NetworkPolicy/stream-janitor",
+        "PodDisruptionBudget/stream-janitor",
+        "Service/stream-janitor",
+        "ServiceAccount/stream-janitor",
+      ];
+      const monitoring = [
+        "PodMonitor/stream-janitor-sidecars",
+        "PrometheusRule/stream-janitor",
+        "ServiceMonitor/stream-janitor",
+      ];
+      expect(unhashed(lists.base ?? [])).toEqual(janitor);
+      expect(unhashed(lists["overlays/deployment"] ?? [])).toEqual(
+        [...janitor, ...monitoring].sort(),
+      );
+      expect(unhashed(lists["overlays/sidecar"] ?? [])).toEqual(
+        [
+          "ConfigMap/stream-janitor-sidecar-<hash>",
+          "Deployment/orders-billing-consumer",
+          ...monitoring,
+        ].sort(),
+      );
+    });
+
+    it("renders objects that validate against the Kubernetes schemas", () => {
+      for (const dir of KUSTOMIZATIONS) {
+        expect(objects(dir).flatMap(schemaProblems), dir).toEqual([]);
+      }
+    });
+
+    it("passes the restricted Pod Security Standard", () => {
+      for (const dir of KUSTOMIZATIONS) {
+        for (const object of objects(dir)) {
+          const podSpec = podSpecOf(object);
+          if (podSpec === undefined) continue;
+          expect(restrictedViolations(podSpec), `${dir}: ${kindAndName(object)}`).toEqual([]);
+        }
+      }
+    });
+
+    it("runs the image by its version tag, through its own entrypoint", async () => {
+      const version = await packageVersion();
+      let janitors = 0;
+      for (const dir of KUSTOMIZATIONS) {
+        for (const object of objects(dir)) {
+          const podSpec = podSpecOf(object);
+          if (podSpec === undefined) continue;
+          for (const container of containersOf(podSpec)) {
+            const where = `${dir}: ${kindAndName(object)} container ${container.name}`;
+            const image = container.image ?? "";
+            expect(image, `${where}: image by tag`).toMatch(/^[^:@]+(?::\d[\w.-]*|@sha256:\w+)$/u);
+            expect(image, where).not.toMatch(/:latest$/u);
+            if (!image.startsWith(`${IMAGE}:`)) continue;
+            janitors += 1;
+            expect(image, `${where}: the package version`).toBe(`${IMAGE}:${version}`);
+            expect(container.command, `${where}: no command: override`).toBeUndefined();
+            expect(container.args?.[0], where).toBe("run");
+          }
+        }
+      }
+      expect(janitors).toBe(3);
+    });
+
+    it("gives every janitor container measured memory and CPU settings", () => {
+      for (const dir of KUSTOMIZATIONS) {
+        for (const object of objects(dir)) {
+          const podSpec = podSpecOf(object);
+          if (podSpec === undefined) continue;
+          for (const container of containersOf(podSpec)) {
+            if (container.name !== "stream-janitor") continue;
+            const where = `${dir}: ${kindAndName(object)}`;
+            expect(container.resources?.requests?.memory, where).toBeDefined();
+            expect(container.resources?.limits?.memory, where).toBeDefined();
+            expect(container.resources?.requests?.cpu, where).toBeDefined();
+          }
+        }
+      }
+    });
+
+    it("mounts only ConfigMaps that are rendered with it", () => {
+      for (const dir of KUSTOMIZATIONS) {
+        const configMaps = new Set(
+          objects(dir)
+            .filter((o) => o.kind === "ConfigMap")
+            .map((o) => o.metadata.name),
+        );
+        for (const object of objects(dir)) {
+          const volumes = podSpecOf(object)?.volumes;
+          for (const volume of Array.isArray(volumes) ? volumes : []) {
+            if (!isRecord(volume) || !isRecord(volume.configMap)) continue;
+            expect(configMaps, `${dir}: ${kindAndName(object)}`).toContain(volume.configMap.name);
+          }
+        }
+      }
+    });
+
+    it("runs two replicas, lets drains evict unhealthy pods, and allows only Redis, DNS and metrics traffic", () => {
+      const list = objects("overlays/deployment");
+      const deployment = find(list, "Deployment", "stream-janitor");
+      expect(spec(deployment).replicas).toBe(2);
+      const labels = podTemplateLabels(deployment);
+
+      const budget = spec(find(list, "PodDisruptionBudget"));
+      expect(budget.unhealthyPodEvictionPolicy).toBe("AlwaysAllow");
+      expect(budget.maxUnavailable).toBe(1);
+      expect(matches(budget.selector, labels)).toBe(true);
+
+      const policy = spec(find(list, "NetworkPolicy"));
+      expect(matches(policy.podSelector, labels)).toBe(true);
+      expect(policy.policyTypes).toEqual(["Ingress", "Egress"]);
+      const ports = (rules: unknown) =>
+        (Array.isArray(rules) ? rules : []).flatMap((rule: unknown) =>
+          isRecord(rule) && Array.isArray(rule.ports)
+            ? rule.ports.map((p: unknown) =>
+                isRecord(p) ? `${String(p.protocol)}/${String(p.port)}` : "",
+              )
+            : ["any port"],
+        );
+      expect(ports(policy.ingress)).toEqual(["TCP/http-metrics"]);
+      expect(ports(policy.egress).sort()).toEqual(["TCP/26379", "TCP/53", "TCP/6379", "UDP/53"]);
+
+      const account = find(list, "ServiceAccount", "stream-janitor");
+      expect(account.automountServiceAccountToken).toBe(false);
+      expect(podSpecOf(deployment)?.serviceAccountName).toBe("stream-janitor");
+    });
+
+    it("scrapes the Deployment through its Service and the sidecars through their pods", () => {
+      const list = objects("overlays/deployment");
+      const service = find(list, "Service", "stream-janitor");
+      const monitor = spec(find(list, "ServiceMonitor"));
+      expect(matches(monitor.selector, service.metadata.labels)).toBe(true);
+      const servicePorts = (spec(service).ports as { name: string }[]).map((p) => p.name);
+      for (const endpoint of monitor.endpoints as { port: string }[]) {
+        expect(servicePorts).toContain(endpoint.port);
+      }
+
+      const sidecarList = objects("overlays/sidecar");
+      const consumer = find(sidecarList, "Deployment", "orders-billing-consumer");
+      const podMonitor = spec(find(sidecarList, "PodMonitor"));
+      expect(matches(podMonitor.selector, podTemplateLabels(consumer))).toBe(true);
+      const podPorts = containersOf(podSpecOf(consumer) ?? {}).flatMap((c) =>
+        (c.ports ?? []).map((p) => p.name),
+      );
+      for (const endpoint of podMonitor.podMetricsEndpoints as { port: string }[]) {
+        expect(podPorts).toContain(endpoint.port);
+      }
+    });
+
+    it("adds the janitor to the consumer as a native sidecar", () => {
+      const consumer = find(objects("overlays/sidecar"), "Deployment", "orders-billing-consumer");
+      const podSpec = podSpecOf(consumer) ?? {};
+      const sidecars = (podSpec.initContainers ?? []) as { name: string; restartPolicy?: string }[];
+      expect(sidecars.map((c) => [c.name, c.restartPolicy])).toEqual([
+        ["stream-janitor", "Always"],
+      ]);
+      const containers = (podSpec.containers ?? []) as { name: string }[];
+      expect(containers.map((c) => c.name)).toEqual(["consumer"]);
+    });
+
+    it("carries the generated PrometheusRule in the monitoring component", async () => {
+      const rule = find(objects("overlays/deployment"), "PrometheusRule");
+      const source = (await import("yaml")).parse(
+        await readFile(join(repoRoot, "deploy/prometheus/stream-janitor.rules.yml"), "utf8"),
+      ) as { groups: unknown };
+      expect(spec(rule).groups).toEqual(source.groups);
+    });
+  },
+);
+
+describe("janitor configuration files of the manifests", () => {
+  it.each([
+    "deploy/kubernetes/base/config.yaml",
+    "deploy/kubernetes/components/sidecar/sidecar-config.yaml",
+  ])("%s passes check-config", async (file) => {
+    const result = await runCli(["check-config", "--config", join(repoRoot, file)]);
+    expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
+  });
+});
