@@ -8,7 +8,13 @@ const DEFAULTS: JanitorConfig = {
   http: { host: "0.0.0.0", port: 9478 },
   log: { level: "info" },
   lease: { key: "stream-janitor:lease", ttlMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 },
-  sweep: { intervalMs: 30000, batchSize: 100, maxEntriesPerGroup: 100000 },
+  sweep: {
+    intervalMs: 30000,
+    batchSize: 1000,
+    maxScriptMs: 2,
+    maxEntriesPerGroup: 100000,
+    consumerName: "stream-janitor",
+  },
   metrics: {
     perConsumer: false,
     maxConsumersPerGroup: 50,
