@@ -41,8 +41,8 @@ export class PageSizer {
     const fitting = Math.max(1, Math.floor((TARGET_SHARE * this.budgetMs) / perClaimMs));
     if (call.durationMs > this.budgetMs) {
       this.limit = Math.max(1, Math.min(this.limit - 1, fitting));
-    } else if (call.claimed >= call.maxClaimed && call.durationMs < TARGET_SHARE * this.budgetMs) {
-      this.limit = Math.min(this.batchSize, this.limit * 2, Math.max(this.limit + 1, fitting));
+    } else if (call.claimed >= call.maxClaimed && fitting > this.limit) {
+      this.limit = Math.min(this.batchSize, this.limit * 2, fitting);
     }
   }
 }

@@ -20,12 +20,10 @@ function isSweepErrorCode(word: string): word is SweepErrorCode {
   return Object.hasOwn(SWEEP_ERROR_CODES, word);
 }
 
-/** Redis prefixes errors raised inside a script; the code is the first word after that. */
-const SCRIPT_ERROR_PREFIX = /^ERR Error running script[^:]*:\s*/u;
-
 export function classifySweepError(error: unknown): { kind: SweepErrorKind; message: string } {
   const message = error instanceof Error ? error.message : String(error);
-  const unwrapped = message.replace(SCRIPT_ERROR_PREFIX, "");
+  // Redis 7 passes script errors on with their code first (a command's own, or the script's).
+  const unwrapped = message;
   const space = unwrapped.indexOf(" ");
   const code = space === -1 ? unwrapped : unwrapped.slice(0, space);
   if (isSweepErrorCode(code)) {

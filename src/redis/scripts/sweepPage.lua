@@ -67,28 +67,33 @@ local startedUs = nowUs()
 ------------------------------------------------------------------------------------------------
 -- Checks: everything that could make a write fail, before the first write.
 
+-- A refusal: its code first, as listed above.
+local function refuse(code, message)
+  return redis.error_reply(code .. ' ' .. message)
+end
+
 if #KEYS >= 5 and redis.call('GET', KEYS[5]) ~= arg.fence then
-  return redis.error_reply('FENCED the lease is not held by this process')
+  return refuse('FENCED', 'the lease is not held by this process')
 end
 
 local function checkType(key, wanted, mayBeMissing)
   local keyType = redis.call('TYPE', key)['ok']
   if keyType == wanted or (mayBeMissing and keyType == 'none') then return nil end
-  if keyType == 'none' then return 'NOSTREAM no such stream: ' .. key end
-  return 'WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a ' .. wanted
+  if keyType == 'none' then return refuse('NOSTREAM', 'no such stream: ' .. key) end
+  return refuse('WRONGTYPE', key .. ' holds a ' .. keyType .. ', not a ' .. wanted)
 end
-local problem = checkType(source, 'stream', false)
+local refusal = checkType(source, 'stream', false)
   or checkType(target, 'stream', true)
   or checkType(deadLetters, 'stream', true)
   or checkType(touchesKey, 'hash', true)
-if problem then return redis.error_reply(problem) end
+if refusal then return refusal end
 
 -- Also the group check (NOGROUP): entries held by a consumer of the janitor's name were not put
 -- there by the janitor, which owns entries only inside this call.
 local held = redis.pcall('XPENDING', source, group, '-', '+', 1, janitor)
 if held.err then return redis.error_reply(held.err) end
 if #held > 0 then
-  return redis.error_reply('CONSUMERBUSY consumer ' .. janitor .. ' of group ' .. group ..
+  return refuse('CONSUMERBUSY', 'consumer ' .. janitor .. ' of group ' .. group ..
     ' holds entries the janitor did not put there (' .. held[1][1] .. '...); rename sweep.consumerName')
 end
 
@@ -120,7 +125,7 @@ local writeTargets = { deadLetters }
 if action == 'requeue' then writeTargets[2] = target end
 for _, key in ipairs(writeTargets) do
   if not canTake(key, maxClaimed) then
-    return redis.error_reply('IDSEXHAUSTED stream ' .. key .. ' has used up its ids (last id ' ..
+    return refuse('IDSEXHAUSTED', 'stream ' .. key .. ' has used up its ids (last id ' ..
       lastGeneratedId(key) .. '): XADD would fail; nothing was claimed')
   end
 end
