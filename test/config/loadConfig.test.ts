@@ -87,7 +87,13 @@ describe("loadConfig", () => {
       http: { host: "127.0.0.1", port: 9100 },
       log: { level: "debug" },
       lease: { key: "janitor:lease", ttlMs: 9000, renewDeadlineMs: 6000, retryPeriodMs: 1000 },
-      sweep: { intervalMs: 5000, batchSize: 500, maxEntriesPerGroup: 2000 },
+      sweep: {
+        intervalMs: 5000,
+        batchSize: 500,
+        maxScriptMs: 2,
+        maxEntriesPerGroup: 2000,
+        consumerName: "stream-janitor",
+      },
       metrics: DEFAULTS.metrics,
       groups: [
         {
