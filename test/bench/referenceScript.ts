@@ -3,8 +3,9 @@ import type { SweepPath } from "./naiveLoop.js";
 
 /**
  * The minimal single-script sweep the issue compares the janitor with: one call claims a page
- * with XAUTOCLAIM and, for each entry, adds a copy (fields, then one metadata field) and
- * acknowledges the page with one XACK. No checks, no fence, no window, no delivery counts.
+ * with XAUTOCLAIM and, for each entry, adds a copy and acknowledges the page with one XACK. No
+ * checks, no fence, no PEL window (so no owners nor delivery counts: their metadata values are
+ * constants), but the same copy as the janitor's: the fields, then the same metadata fields.
  */
 const REFERENCE_LUA = `
 local source, target = KEYS[1], KEYS[2]
@@ -13,19 +14,22 @@ local group, consumer, minIdle, cursor, count, path, maxLen =
 local claim = redis.call('XAUTOCLAIM', source, group, consumer, minIdle, cursor, 'COUNT', count)
 local acks = {}
 local args = { 'XADD', target, '*' }
-local prefix = 3
+local metadata = { 'x-original-id', '', 'x-delivery-count', '1' }
 if path == 'dead-letter' then
   args = { 'XADD', target, 'MAXLEN', '~', maxLen, '*' }
-  prefix = 6
+  metadata = { 'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
+    'x-delivery-count', '1', 'x-dead-letter-reason', 'action', 'x-dead-lettered-at', '0',
+    'x-last-consumer', consumer }
 end
+local prefix = #args
 for _, entry in ipairs(claim[2]) do
   local fields = entry[2]
   local n = prefix
   for i = 1, #fields do args[n + i] = fields[i] end
   n = n + #fields
-  args[n + 1] = 'x-original-id'
-  args[n + 2] = entry[1]
-  redis.call(unpack(args, 1, n + 2))
+  metadata[2] = entry[1]
+  for i = 1, #metadata do args[n + i] = metadata[i] end
+  redis.call(unpack(args, 1, n + #metadata))
   acks[#acks + 1] = entry[1]
 end
 if #acks > 0 then redis.call('XACK', source, group, unpack(acks)) end

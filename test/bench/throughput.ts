@@ -206,7 +206,7 @@ export async function throughputScenario(options: BenchOptions): Promise<Scenari
     ]),
     notes: [
       "janitor (defaults): sweepOnce with batchSize 1000, maxScriptMs 2 (adaptive pages), the production sweepPage.lua, fenced.",
-      "reference script: one XAUTOCLAIM + an XADD per entry + one XACK per call (test/bench/referenceScript.ts), with the janitor's average page size of the same repetition.",
+      "reference script: one XAUTOCLAIM + an XADD per entry (same fields and metadata fields as the janitor's copies) + one XACK per call (test/bench/referenceScript.ts), with the janitor's average page size of the same repetition; no checks, no fence, no PEL window.",
       `Repetitions: ${reps}; the row shows the repetition of median entries/s. server µs/entry: INFO commandstats, top-level commands (a script counts whole).`,
     ],
   };
