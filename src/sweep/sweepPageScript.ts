@@ -109,7 +109,9 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     oversizedIds: strings(fields.get("oversized")),
     invalidCountIds: strings(fields.get("invalidCountIds")),
     invalidCounts: count("invalidCounts"),
-    ...(error === undefined ? {} : { error: String(error) }),
+    ...(error === undefined
+      ? {}
+      : { error: typeof error === "string" ? error : JSON.stringify(error) }),
   };
 }
 

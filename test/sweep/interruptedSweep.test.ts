@@ -106,7 +106,7 @@ describe("a graceful stop is not a failure", () => {
     const exited = once(child, "exit");
 
     const pendingCount = async (): Promise<number> =>
-      Number(((await fixture.redis.xpending(stream, "workers")) as [number])[0]);
+      ((await fixture.redis.xpending(stream, "workers")) as [number])[0];
     await waitFor(async () => (await pendingCount()) < 4_990, {
       what: `the sweep to be under way (${stderr})`,
     });
