@@ -6,10 +6,14 @@ export interface CallCost {
   claimed: number;
   /** The claim limit it was given. */
   maxClaimed: number;
+  /** PEL entries it looked at. */
+  examined: number;
 }
 
 /** The first call of a sweep claims at most this many: cheap even for large entries. */
 const INITIAL_CLAIMS = 64;
+/** The script's own cap on one window. */
+const MAX_WINDOW = 10_000;
 /** Sizes aim at this share of the budget, so that ordinary jitter stays under it. */
 const TARGET_SHARE = 0.8;
 
@@ -22,6 +26,7 @@ const TARGET_SHARE = 0.8;
  */
 export class PageSizer {
   private limit: number;
+  private lastExamined = 0;
 
   constructor(
     private readonly batchSize: number,
@@ -35,7 +40,17 @@ export class PageSizer {
     return this.limit;
   }
 
+  /**
+   * The first PEL window of the next call: half of what the last call looked at (a sparse PEL
+   * is read in large windows from the start), never less than the claim limit. Claims stay
+   * bounded by the claim limit whatever the window.
+   */
+  get firstWindow(): number {
+    return Math.min(MAX_WINDOW, Math.max(this.limit, Math.floor(this.lastExamined / 2)));
+  }
+
   record(call: CallCost): void {
+    this.lastExamined = call.examined;
     if (call.claimed === 0) return;
     const perClaimMs = call.durationMs / call.claimed;
     const fitting = Math.max(1, Math.floor((TARGET_SHARE * this.budgetMs) / perClaimMs));

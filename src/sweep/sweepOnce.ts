@@ -146,12 +146,18 @@ export async function sweepOnce(
         cursor,
         maxClaimed,
         maxExamined: context.maxEntriesPerGroup - result.examined,
+        firstWindow: sizer.firstWindow,
         budgetMs: context.maxScriptMs,
         rotation,
         fence: context.fence(),
       });
       addPage(result, page);
-      sizer.record({ durationMs: page.durationMs, claimed: page.claimed, maxClaimed });
+      sizer.record({
+        durationMs: page.durationMs,
+        claimed: page.claimed,
+        maxClaimed,
+        examined: page.examined,
+      });
       rotation += page.handedOff;
       cursor = page.nextCursor;
       if (page.error !== undefined) throw new Error(page.error);

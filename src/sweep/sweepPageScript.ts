@@ -16,6 +16,8 @@ export interface PageRequest {
   maxClaimed: number;
   /** At most this many PEL entries are looked at by the call. */
   maxExamined: number;
+  /** Size of the call's first PEL window; later windows follow the cost the call measures. */
+  firstWindow: number;
   /** The call starts no new window once it has run this long. */
   budgetMs: number;
   /** Round-robin offset among reassign candidates. */
@@ -65,6 +67,7 @@ export function sweepPageArgs(request: PageRequest): ScriptArg[] {
     cursor: request.cursor,
     maxClaimed: request.maxClaimed,
     maxExamined: request.maxExamined,
+    firstWindow: request.firstWindow,
     budgetUs: Math.round(request.budgetMs * 1000),
     maxDeliveries: group.maxDeliveries,
     action: scriptAction(group.action),

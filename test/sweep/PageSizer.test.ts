@@ -4,7 +4,12 @@ import { PageSizer } from "../../src/sweep/PageSizer.js";
 /** A call that used its whole claim limit at `perClaimMs` per entry. */
 function fullCall(sizer: PageSizer, perClaimMs: number) {
   const maxClaimed = sizer.maxClaimed;
-  sizer.record({ durationMs: maxClaimed * perClaimMs, claimed: maxClaimed, maxClaimed });
+  sizer.record({
+    durationMs: maxClaimed * perClaimMs,
+    claimed: maxClaimed,
+    maxClaimed,
+    examined: maxClaimed,
+  });
   return sizer.maxClaimed;
 }
 
@@ -44,9 +49,20 @@ describe("PageSizer", () => {
 
   it("leaves the limit alone after calls that claimed little (time went into looking at the PEL)", () => {
     const sizer = new PageSizer(1000, 2);
-    sizer.record({ durationMs: 2.5, claimed: 0, maxClaimed: 64 });
+    sizer.record({ durationMs: 2.5, claimed: 0, maxClaimed: 64, examined: 3000 });
     expect(sizer.maxClaimed).toBe(64);
-    sizer.record({ durationMs: 1.9, claimed: 3, maxClaimed: 64 });
+    sizer.record({ durationMs: 1.9, claimed: 3, maxClaimed: 64, examined: 2800 });
     expect(sizer.maxClaimed).toBe(64);
+  });
+
+  it("starts the next call with a window of half what the last one looked at, at least the limit", () => {
+    const sizer = new PageSizer(1000, 2);
+    expect(sizer.firstWindow).toBe(64);
+    sizer.record({ durationMs: 1.9, claimed: 3, maxClaimed: 64, examined: 2800 });
+    expect(sizer.firstWindow).toBe(1400);
+    sizer.record({ durationMs: 1.9, claimed: 3, maxClaimed: 64, examined: 50_000 });
+    expect(sizer.firstWindow).toBe(10_000);
+    sizer.record({ durationMs: 0.5, claimed: 64, maxClaimed: 64, examined: 64 });
+    expect(sizer.firstWindow).toBe(128);
   });
 });

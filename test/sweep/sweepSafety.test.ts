@@ -91,6 +91,7 @@ describe("crash safety", () => {
       cursor: "0-0",
       maxClaimed: 100,
       maxExamined: 100,
+      firstWindow: 100,
       budgetMs: 1000,
       rotation: 0,
       fence: undefined,

@@ -31,11 +31,13 @@ describe("sparse PELs", () => {
     }
     const group = groupConfig(stream, { minIdleMs: 60_000 });
 
-    // The budget is generous so that a loaded test machine still fits; the call count is what
-    // is asserted (npm run bench measures the default budget).
+    // The budget is wall-clock time: on a machine shared by many processes a 2 ms call gets a
+    // fraction of a CPU. A generous budget keeps the count about the engine, not the load
+    // (npm run bench measures the default budget; today's main takes 2,000 calls here whatever
+    // the budget).
     const result = await sweepOnce(
       group,
-      sweepContext(fixture.redis, { batchSize: 1000, maxScriptMs: 10 }),
+      sweepContext(fixture.redis, { batchSize: 1000, maxScriptMs: 200 }),
       neverAborted,
     );
 

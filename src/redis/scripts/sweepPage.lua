@@ -27,6 +27,7 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript
   cursor             first PEL id to look at (inclusive); 0-0 to start
   maxClaimed         at most this many entries are claimed by this call (<= 10000)
   maxExamined        at most this many PEL entries are looked at by this call
+  firstWindow        size of the first window (later ones follow the cost seen so far)
   budgetUs           no new window is started once this much time was spent
   maxDeliveries      dead-letter once the deliveries reach it
   action             requeue | reassign | dead-letter
@@ -54,6 +55,7 @@ local group, janitor, action = arg.group, arg.consumer, arg.action
 local minIdle = tonumber(arg.minIdleMs)
 local maxClaimed = tonumber(arg.maxClaimed)
 local maxExamined = tonumber(arg.maxExamined)
+local firstWindow = tonumber(arg.firstWindow)
 local budgetUs = tonumber(arg.budgetUs)
 local maxDeliveries = tonumber(arg.maxDeliveries)
 local rotation = tonumber(arg.rotation)
@@ -313,7 +315,7 @@ end
 -- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
 -- number of entries examined and whether the window was cut short by the claim limit.
 local function sweepWindow(window, size, claimLimit)
-  local known, idle = {}, {}
+  local known, idle, position = {}, {}, {}
   local examined = math.min(#window, size)
   for i = 1, examined do
     local entry = window[i]
@@ -323,6 +325,7 @@ local function sweepWindow(window, size, claimLimit)
         break
       end
       idle[#idle + 1] = entry[1]
+      position[#idle] = i
     end
     known[entry[1]] = entry
   end
@@ -330,13 +333,16 @@ local function sweepWindow(window, size, claimLimit)
 
   local claimed, done, acks = {}, {}, {}
   local ok, err = pcall(function()
-    -- COUNT is the number of idle entries left: each idle or deleted entry uses one up, so the
-    -- claim never reaches past the idle entries of this window, whose owners are known.
+    -- One XAUTOCLAIM per run of idle entries that are next to each other in the PEL, with
+    -- COUNT the length of the run: each idle or deleted entry uses one up, so the claim never
+    -- reaches past the run (whose owners are known) nor scans the fresh entries between runs.
     local next = 1
     while next <= #idle do
       claimedAny = true
+      local last = next
+      while last < #idle and position[last + 1] == position[last] + 1 do last = last + 1 end
       local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, idle[next],
-        'COUNT', #idle - next + 1)
+        'COUNT', last - next + 1)
       for _, item in ipairs(reply[2]) do
         claimed[#claimed + 1] = item
         done[item[1]] = false
@@ -368,7 +374,7 @@ local function sweepWindow(window, size, claimLimit)
 end
 
 local loopStartedUs = nowUs()
-local windowSize = math.min(maxClaimed, maxExamined)
+local windowSize = math.min(math.max(firstWindow, 1), maxExamined)
 while failure == nil do
   local claimLimit = maxClaimed - result.claimed - #oversized
   local examineLimit = maxExamined - result.examined
