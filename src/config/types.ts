@@ -67,7 +67,16 @@ export interface JanitorConfig {
     /** Bound on that WAIT; must stay below retryPeriodMs. */
     waitTimeoutMs?: number;
   };
-  sweep: { intervalMs: number; batchSize: number; maxEntriesPerGroup: number };
+  sweep: {
+    intervalMs: number;
+    /** At most this many entries claimed by one script call. */
+    batchSize: number;
+    /** Time budget of one script call; pages adapt to stay under it. */
+    maxScriptMs: number;
+    maxEntriesPerGroup: number;
+    /** The janitor's own consumer inside each group. */
+    consumerName: string;
+  };
   /** Extensions beyond contract section 3: how the gauges are collected. */
   metrics: {
     /** Per-consumer series (off by default: consumer names are unbounded). */

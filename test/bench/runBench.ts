@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
-import { profileScenario } from "./profileScript.js";
+import { sparseScenario } from "./sparse.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
@@ -25,9 +25,10 @@ const SCENARIOS: Record<string, Scenario> = {
   "4": observabilityScenario,
   "5": leaseScenario,
   "6": tlsCostScenario,
+  "7": sparseScenario,
 };
-/** Run only on request (`--only=p`): where the time of one script call goes. */
-const OPTIONAL: Record<string, Scenario> = { p: profileScenario };
+/** Scenarios run only on request (`--only=...`). */
+const OPTIONAL: Record<string, Scenario> = {};
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-6 or p`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-7`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

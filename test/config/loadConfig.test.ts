@@ -15,7 +15,13 @@ const DEFAULTS: JanitorConfig = {
     waitReplicas: 0,
     waitTimeoutMs: 500,
   },
-  sweep: { intervalMs: 30000, batchSize: 100, maxEntriesPerGroup: 100000 },
+  sweep: {
+    intervalMs: 30000,
+    batchSize: 1000,
+    maxScriptMs: 2,
+    maxEntriesPerGroup: 100000,
+    consumerName: "stream-janitor",
+  },
   metrics: {
     perConsumer: false,
     maxConsumersPerGroup: 50,
@@ -95,7 +101,13 @@ describe("loadConfig", () => {
         waitReplicas: 0,
         waitTimeoutMs: 500,
       },
-      sweep: { intervalMs: 5000, batchSize: 500, maxEntriesPerGroup: 2000 },
+      sweep: {
+        intervalMs: 5000,
+        batchSize: 500,
+        maxScriptMs: 2,
+        maxEntriesPerGroup: 2000,
+        consumerName: "stream-janitor",
+      },
       metrics: DEFAULTS.metrics,
       groups: [
         {

@@ -46,6 +46,8 @@ describe("after a sweep", () => {
       metrics: createTestRefresher(fixture.redis, []).metrics,
       intervalMs: 60_000,
       batchSize: 100,
+      maxScriptMs: 2,
+      consumerName: "stream-janitor",
       maxEntriesPerGroup: 100_000,
       currentTerm: () => term,
       onGroupChanged: (groupId) => refresher.markChanged(groupId),

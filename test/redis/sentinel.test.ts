@@ -12,6 +12,8 @@ import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
 import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
+import { runSweepPage } from "../../src/sweep/sweepPageScript.js";
+import { groupConfig } from "../support/sweepHarness.js";
 
 let set: SentinelSet;
 const cleanups: (() => Promise<void>)[] = [];
@@ -42,7 +44,13 @@ async function sentinelDaemon(prefix: string): Promise<DaemonProcess> {
     lease: { key: `${prefix}:lease`, ...LEASE },
     // Small pages and a small budget per sweep: the stuck entries take several seconds to drain,
     // so the failover lands in the middle of them.
-    sweep: { intervalMs: 50, batchSize: 10, maxEntriesPerGroup: 40 },
+    sweep: {
+      intervalMs: 50,
+      batchSize: 10,
+      maxScriptMs: 2,
+      maxEntriesPerGroup: 40,
+      consumerName: "stream-janitor",
+    },
   });
   const file = await writeConfigFile(config);
   cleanups.push(file.remove);
@@ -163,22 +171,17 @@ describe("Sentinel: one primary, one replica, three Sentinels", () => {
     const feed = await monitor.monitor();
     feed.on("monitor", (_time: string, args: string[]) => seen.push(String(args[0]).toUpperCase()));
     const scripted = registerScripts(primary);
-    await scripted.sjSweepPage(
-      3,
-      stream,
-      stream,
-      defaultDeadLetterStream(stream),
-      "workers",
-      "janitor",
-      1,
-      "0-0",
-      10,
-      5,
-      "requeue",
-      1000,
-      "",
-      0,
-    );
+    await runSweepPage(scripted, {
+      group: groupConfig(stream, { minIdleMs: 1 }),
+      janitorConsumer: "janitor",
+      cursor: "0-0",
+      maxClaimed: 10,
+      maxExamined: 10,
+      firstWindow: 10,
+      budgetMs: 1000,
+      rotation: 0,
+      fence: undefined,
+    });
     await waitFor(() => seen.includes("EXEC"), { what: "the page to reach the replica" });
     feed.disconnect();
     const page = seen.slice(seen.indexOf("MULTI"), seen.indexOf("EXEC") + 1);
