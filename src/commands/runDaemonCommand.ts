@@ -9,9 +9,13 @@ const GRACEFUL_STOP_MS = 25_000;
 
 /**
  * `stream-janitor run`: starts the daemon and owns the process-level concerns: signals (the
- * first stops gracefully, a second forces the exit), and errors nobody caught.
+ * first SIGTERM/SIGINT stops gracefully, a second forces the exit; SIGHUP reloads the
+ * configuration), and errors nobody caught.
  */
-export async function runDaemonCommand(config: JanitorConfig): Promise<number> {
+export async function runDaemonCommand(
+  config: JanitorConfig,
+  options: { reload?: () => Promise<JanitorConfig> } = {},
+): Promise<number> {
   const logger = createLogger(config.log.level);
   const version = readVersion();
   let finish: (code: number) => void = () => undefined;
@@ -44,6 +48,16 @@ export async function runDaemonCommand(config: JanitorConfig): Promise<number> {
   };
   process.on("SIGTERM", () => shutdown("SIGTERM", EXIT.ok));
   process.on("SIGINT", () => shutdown("SIGINT", EXIT.ok));
+  // Without a handler SIGHUP would kill the process and leave the lease held for its TTL.
+  const { reload } = options;
+  process.on("SIGHUP", () => {
+    if (stopping) return;
+    if (reload === undefined) {
+      logger.warn("SIGHUP ignored: no configuration source to reload from");
+      return;
+    }
+    void daemon.then((running) => running?.reload(reload));
+  });
   process.on("uncaughtException", (error) => {
     logger.fatal({ err: error }, "uncaught exception");
     process.exit(EXIT.failure);
