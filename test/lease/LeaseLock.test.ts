@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companionKey, LeaseLock } from "../../src/lease/LeaseLock.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
 import { waitFor } from "../support/waitFor.js";
-import { leaseConnection } from "./leaseTestKit.js";
+import { COMMAND_TIMEOUT_MS, leaseConnection } from "./leaseTestKit.js";
 
 let server: RedisServer;
 let admin: Redis;
@@ -99,7 +99,7 @@ describe("LeaseLock", () => {
     const key = uniquePrefix("no-answer");
     const lock = new LeaseLock(conn, key, 5_000);
     const { lock: mine } = await acquired(lock);
-    await admin.call("CLIENT", "PAUSE", "300", "ALL");
+    await admin.call("CLIENT", "PAUSE", String(2 * COMMAND_TIMEOUT_MS), "ALL");
     await expect(lock.extend(mine)).rejects.toThrow(/timed out/i);
     await expect(lock.acquire()).rejects.toThrow(/timed out/i);
   });
@@ -107,7 +107,7 @@ describe("LeaseLock", () => {
   it("an acquire whose reply was lost leaves nothing held: redlock's release runs right behind it", async () => {
     const key = uniquePrefix("lost-reply");
     const lock = new LeaseLock(conn, key, 60_000);
-    await admin.call("CLIENT", "PAUSE", "300", "WRITE");
+    await admin.call("CLIENT", "PAUSE", String(2 * COMMAND_TIMEOUT_MS), "WRITE");
     await expect(lock.acquire()).rejects.toThrow(/timed out/i);
     // The same connection answers in order: once PING does, the acquire and its release ran.
     await waitFor(

@@ -3,7 +3,14 @@ import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import { waitFor } from "../support/waitFor.js";
 import { startRedis, uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { FAST, leaseConnection, nextEvent, RecordingTimers, silentLogger } from "./leaseTestKit.js";
+import {
+  BUSY_MARGIN_MS,
+  FAST,
+  leaseConnection,
+  nextEvent,
+  RecordingTimers,
+  silentLogger,
+} from "./leaseTestKit.js";
 
 const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -13,7 +20,7 @@ afterEach(async () => {
 });
 
 /** Margin for timer latency on a busy two-core machine. */
-const MARGIN_MS = 100;
+const MARGIN_MS = BUSY_MARGIN_MS;
 
 async function newLease(key: string, overrides: Partial<LeaseOptions>, commandTimeout = 100) {
   const redis = await leaseConnection(fixture.server, { commandTimeout });
