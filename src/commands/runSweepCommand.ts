@@ -56,7 +56,7 @@ export async function runSweepCommand(
       const who =
         holder === undefined || holder === "unknown"
           ? "another process (it left no holder record)"
-          : `${holder.host} (pid ${holder.pid}, fencing token ${holder.fencingToken})`;
+          : `another process: ${holder.host} (pid ${holder.pid}, fencing token ${holder.fencingToken})`;
       process.stderr.write(
         `stream-janitor: the lease ${config.lease.key} is held by ${who}; not sweeping\n`,
       );

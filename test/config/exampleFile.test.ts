@@ -11,8 +11,12 @@ describe("config/example.yaml", () => {
     const example = parse(await readFile(EXAMPLE, "utf8")) as Record<string, unknown>;
     for (const [path, spec] of schemaLeaves()) {
       if (path === "groups") continue;
-      const [section, key] = path.split(".") as [string, string];
-      const shown = (example[section] as Record<string, unknown> | undefined)?.[key];
+      const shown = path
+        .split(".")
+        .reduce<unknown>(
+          (node, part) => (node as Record<string, unknown> | undefined)?.[part],
+          example,
+        );
       expect({ path, value: shown }).toEqual({ path, value: spec.default });
     }
     const [first] = example.groups as Record<string, unknown>[];

@@ -37,7 +37,7 @@ describe("messages an operator can act on", () => {
     const result = await runCli(["sweep", "--config", await configPath(config)]);
     expect(result.code).toBe(75);
     expect(result.stderr).toContain(
-      `is held by ${hostname()} (pid ${process.pid}, fencing token ${term?.fencingToken})`,
+      `is held by another process: ${hostname()} (pid ${process.pid}, fencing token ${term?.fencingToken})`,
     );
   });
 
