@@ -28,10 +28,7 @@ export async function waitForRedis(
       if (error instanceof UnsupportedRedisError) throw error;
       if (attempt === 0 || attempt % 10 === 0) {
         const problem = explain(error);
-        logger.warn(
-          { err: error, attempt, problem },
-          `redis is not answering yet: ${problem}; retrying`,
-        );
+        logger.warn({ err: error, attempt, problem }, "redis is not answering yet; retrying");
       }
     }
     await pause(backoffMs(attempt), signal);

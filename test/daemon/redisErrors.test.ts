@@ -79,7 +79,7 @@ describe("errors an operator can act on", () => {
     const file = await writeConfigFile(config);
     const daemon = await DaemonProcess.start(file.path);
     try {
-      await daemon.waitForLog((line) => String(line.msg).includes("authentication failed"));
+      await daemon.waitForLog((line) => String(line.problem).startsWith("authentication failed"));
       const body = await waitFor(
         async () => {
           const response = await fetch(`${daemon.httpUrl}/readyz`);
