@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "./config/ConfigError.js";
 import { formatEffectiveConfig } from "./config/formatEffectiveConfig.js";
 import { loadConfig } from "./config/loadConfig.js";
+import { checkHasWork } from "./config/checkHasWork.js";
 import { runDaemonCommand } from "./commands/runDaemonCommand.js";
 import { runSweepCommand } from "./commands/runSweepCommand.js";
 import { EXIT } from "./commands/exitCodes.js";
@@ -58,9 +59,11 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
 
+  const load = () => loadConfig({ configPath: values.config, env: process.env });
   let config;
   try {
-    config = await loadConfig({ configPath: values.config, env: process.env });
+    config = await load();
+    if (command === "run" || command === "sweep") checkHasWork(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`stream-janitor: ${error.message}\n`);
@@ -75,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
     case "sweep":
       return runSweepCommand(config, { json: values.json === true });
     default:
-      return runDaemonCommand(config);
+      return runDaemonCommand(config, { reload: load });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { JanitorConfig } from "../config/types.js";
 import { startDaemon, type RunningDaemon } from "../daemon/startDaemon.js";
 import { createLogger } from "../logging/createLogger.js";
+import { HttpListenError } from "../http/createHttpServer.js";
 import { EXIT } from "./exitCodes.js";
 import { readVersion } from "./readVersion.js";
 
@@ -9,9 +10,13 @@ const GRACEFUL_STOP_MS = 25_000;
 
 /**
  * `stream-janitor run`: starts the daemon and owns the process-level concerns: signals (the
- * first stops gracefully, a second forces the exit), and errors nobody caught.
+ * first SIGTERM/SIGINT stops gracefully, a second forces the exit; SIGHUP reloads the
+ * configuration), and errors nobody caught.
  */
-export async function runDaemonCommand(config: JanitorConfig): Promise<number> {
+export async function runDaemonCommand(
+  config: JanitorConfig,
+  options: { reload?: () => Promise<JanitorConfig> } = {},
+): Promise<number> {
   const logger = createLogger(config.log.level);
   const version = readVersion();
   let finish: (code: number) => void = () => undefined;
@@ -44,6 +49,16 @@ export async function runDaemonCommand(config: JanitorConfig): Promise<number> {
   };
   process.on("SIGTERM", () => shutdown("SIGTERM", EXIT.ok));
   process.on("SIGINT", () => shutdown("SIGINT", EXIT.ok));
+  // Without a handler SIGHUP would kill the process and leave the lease held for its TTL.
+  const { reload } = options;
+  process.on("SIGHUP", () => {
+    if (stopping) return;
+    if (reload === undefined) {
+      logger.warn("SIGHUP ignored: no configuration source to reload from");
+      return;
+    }
+    void daemon.then((running) => running?.reload(reload));
+  });
   process.on("uncaughtException", (error) => {
     logger.fatal({ err: error }, "uncaught exception");
     process.exit(EXIT.failure);
@@ -61,8 +76,17 @@ export async function runDaemonCommand(config: JanitorConfig): Promise<number> {
       shutdown("fatal", EXIT.failure);
     },
   });
-  daemon = starting;
-  const running = await starting;
+  daemon = starting.catch(() => undefined);
+  let running: RunningDaemon;
+  try {
+    running = await starting;
+  } catch (error) {
+    if (!(error instanceof HttpListenError)) throw error;
+    // One clear line, no stack trace: the operator's fix is a setting.
+    logger.fatal({ code: error.code }, error.message);
+    process.stderr.write(`stream-janitor: ${error.message}\n`);
+    return EXIT.failure;
+  }
   logger.info(
     { version, http: running.httpUrl, groups: config.groups.length },
     "stream-janitor running",

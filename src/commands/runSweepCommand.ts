@@ -10,6 +10,7 @@ import { registerScripts } from "../redis/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
 import { resolveGroup } from "../sweep/resolveGroup.js";
 import { EXIT } from "./exitCodes.js";
+import { explainRedisError } from "../redis/describeRedisFailure.js";
 import { readVersion } from "./readVersion.js";
 
 function describeGroup(summary: GroupSummary): string {
@@ -36,7 +37,8 @@ export async function runSweepCommand(
   config: JanitorConfig,
   options: { json: boolean },
 ): Promise<number> {
-  const logger = createLogger(config.log.level, options.json ? process.stderr : undefined);
+  // Logs go to stderr, with or without --json: stdout carries the summary only.
+  const logger = createLogger(config.log.level, process.stderr);
   const connection = (name: string, commandTimeoutMs: number, failFast = false) =>
     createRedisClient({
       ...config.redis,
@@ -56,8 +58,13 @@ export async function runSweepCommand(
     await detectCapabilities(sweepRedis);
     const term = await lease.tryAcquireOnce();
     if (term === undefined) {
+      const holder = await lease.holder().catch(() => "unknown" as const);
+      const who =
+        holder === undefined || holder === "unknown"
+          ? "another process (it left no holder record)"
+          : `another process: ${holder.host} (pid ${holder.pid}, fencing token ${holder.fencingToken})`;
       process.stderr.write(
-        `stream-janitor: the lease ${config.lease.key} is held by another process; not sweeping\n`,
+        `stream-janitor: the lease ${config.lease.key} is held by ${who}; not sweeping\n`,
       );
       return EXIT.leaseHeld;
     }
@@ -76,9 +83,8 @@ export async function runSweepCommand(
     // Interrupted groups carry no error: stopping is not failing.
     return results.some((result) => result.error !== undefined) ? EXIT.failure : EXIT.ok;
   } catch (error) {
-    process.stderr.write(
-      `stream-janitor: sweep failed: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    const problem = explainRedisError(error, { url: config.redis.url, client: sweepRedis });
+    process.stderr.write(`stream-janitor: sweep failed: ${problem}\n`);
     return EXIT.failure;
   } finally {
     process.off("SIGTERM", onSignal);

@@ -1,5 +1,6 @@
 import type convict from "convict";
-import { ConfigError } from "./ConfigError.js";
+import { ConfigError, type ConfigProblems } from "./ConfigError.js";
+import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
 import { GROUP_ACTIONS, REDIS_MODES, type GroupConfig, type JanitorConfig } from "./types.js";
 
 /** What a value must satisfy, in words (for ConfigError) and as a predicate. */
@@ -79,6 +80,18 @@ function oneOf(values: readonly string[]): Check {
     expected: `one of ${values.join(", ")}`,
     test: (v) => typeof v === "string" && values.includes(v),
   };
+}
+
+/** ioredis decodes the user-info with decodeURIComponent, which throws URIError on a bare `%`. */
+export function userInfoDecodes(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // Lower-case schemes only: code elsewhere may decide on TLS by looking for "rediss://".
@@ -235,11 +248,25 @@ export function schemaLeaves(): [path: string, spec: LeafSpec][] {
   return leaves;
 }
 
-/** The rules that span several keys, which neither convict nor a per-key check can express. */
-export function checkCrossKeyRules(config: Pick<JanitorConfig, "lease" | "groups">): void {
-  checkLeaseRule(config.lease);
-  checkLeaseWaitRule(config.lease);
-  checkGroupRules(config.groups);
+/**
+ * The rules that span several keys, which neither convict nor a per-key check can express.
+ * Sections that already had a problem are skipped: their values are partly defaults.
+ */
+export function checkCrossKeyRules(
+  config: Pick<JanitorConfig, "lease" | "groups" | "redis">,
+  problems: ConfigProblems,
+  skipSections: ReadonlySet<string> = new Set(),
+): void {
+  if (!skipSections.has("lease")) problems.check(() => checkLeaseRule(config.lease));
+  if (!skipSections.has("redis") && URL.canParse(config.redis.url)) {
+    if (!userInfoDecodes(config.redis.url)) {
+      const expected =
+        "a URL whose user name and password are percent-encoded (a % is written %25)";
+      problems.add(new ConfigError("redis.url", config.redis.url, expected));
+    }
+  }
+  if (!skipSections.has("lease")) problems.check(() => checkLeaseWaitRule(config.lease));
+  checkGroupRules(config.groups, problems);
 }
 
 /** client-go's leader-election rule, with the same choice of which key to blame. */
@@ -266,7 +293,7 @@ function checkLeaseWaitRule(lease: JanitorConfig["lease"]): void {
   }
 }
 
-function checkGroupRules(groups: readonly GroupConfig[]): void {
+function checkGroupRules(groups: readonly GroupConfig[], problems: ConfigProblems): void {
   const seen = new Map<string, number>();
   groups.forEach((group, index) => {
     const path = `groups[${index}]`;
@@ -274,7 +301,8 @@ function checkGroupRules(groups: readonly GroupConfig[]): void {
     const earlier = seen.get(pair);
     if (earlier !== undefined) {
       const expected = `a stream/group pair not configured already (groups[${earlier}] has it)`;
-      throw new ConfigError(path, { stream: group.stream, group: group.group }, expected);
+      problems.add(new ConfigError(path, { stream: group.stream, group: group.group }, expected));
+      return;
     }
     seen.set(pair, index);
     // Dead letters written where the group (or its requeue target) reads would come back.
@@ -283,7 +311,15 @@ function checkGroupRules(groups: readonly GroupConfig[]): void {
       deadLetterStream === stream || (action === "requeue" && deadLetterStream === requeueStream);
     if (deadLetterStream !== "" && feedsBack) {
       const expected = `a stream other than the source stream and the requeue stream (dead letters would be delivered again)`;
-      throw new ConfigError(`${path}.deadLetterStream`, deadLetterStream, expected);
+      problems.add(new ConfigError(`${path}.deadLetterStream`, deadLetterStream, expected));
+      return;
+    }
+    // The same loop the other way round: requeued copies landing among the dead letters.
+    const deadLetters =
+      deadLetterStream === "" ? defaultDeadLetterStream(stream) : deadLetterStream;
+    if (requeueStream !== "" && requeueStream === deadLetters) {
+      const expected = `a stream other than the group's dead-letter stream (${deadLetters})`;
+      problems.add(new ConfigError(`${path}.requeueStream`, requeueStream, expected));
     }
   });
 }

@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { lookup } from "node:dns/promises";
 import { extname } from "node:path";
 import convict from "convict";
-import { parse as parseYaml } from "yaml";
-import { ConfigError, configErrorFromConvict } from "./ConfigError.js";
+import { parseDocument } from "yaml";
+import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import {
   checkCrossKeyRules,
   groupSchema,
@@ -14,6 +14,7 @@ import {
   type NestedSectionSpec,
   type SchemaNode,
 } from "./configSchema.js";
+import { readSmallFile } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
 import type { GroupConfig, JanitorConfig } from "./types.js";
 
@@ -26,23 +27,49 @@ export interface LoadConfigOptions {
 
 type Mapping = Record<string, unknown>;
 
+/** How long http.host may take to resolve before it counts as not resolving. */
+const HOST_LOOKUP_TIMEOUT_MS = 5000;
+
 /**
  * Reads, merges (defaults < file < environment), validates and returns the configuration.
- * Every problem is thrown as a ConfigError naming the key, the value and what was expected.
+ * Problems are thrown as one ConfigError listing every problem found (each naming the key, the
+ * value and what was expected), so an operator fixes a file in one round. Only a file that
+ * cannot be read or parsed stops the checks at once.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<JanitorConfig> {
   const { env } = options;
   const file = await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG);
-  const { sections, groups } = checkFileValues(file);
-  checkNumericEnv(env);
+  const problems = new ConfigProblems();
+  const { sections, groups, badSections } = checkFileValues(file, problems);
+  const badEnv = checkNumericEnv(env, problems);
 
-  const merged = mergeWithConvict(sections, env);
+  const merged = mergeWithConvict(sections, env, badEnv, problems);
   const config: JanitorConfig = { ...merged, groups };
-  checkCrossKeyRules(config);
-  if (config.redis.passwordFile !== "") {
-    config.redis.password = await readPasswordFile(config.redis.passwordFile);
+  checkCrossKeyRules(config, problems, badSections);
+  if (!badSections.has("http")) {
+    const hostProblem = await checkHostResolves(config.http.host);
+    if (hostProblem !== undefined) problems.add(hostProblem);
   }
-  await checkRedisSettings(config.redis);
+  if (config.redis.passwordFile !== "") {
+    const read = await readSmallFile(config.redis.passwordFile);
+    if (read.ok) {
+      // Exactly one trailing newline: editors and `echo` add one, a password may end in another.
+      config.redis.password = read.text.replace(/\r?\n$/u, "");
+    } else {
+      const expected = read.problem.replace(
+        /^a readable file/u,
+        "a readable file holding the Redis password",
+      );
+      problems.add(new ConfigError("redis.passwordFile", config.redis.passwordFile, expected));
+    }
+  }
+  if (!badSections.has("redis")) {
+    await checkRedisSettings(config.redis).catch((error: unknown) => {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.add(error);
+    });
+  }
+  problems.throwIfAny();
   return config;
 }
 
@@ -61,95 +88,159 @@ async function readConfigFile(
   if (format === "") {
     throw new ConfigError(path, undefined, `a file ending in .yaml, .yml or .json${named}`);
   }
-  let text: string;
-  try {
-    text = (await readFile(path, "utf8")).replace(/^\uFEFF/u, "");
-  } catch (error) {
-    const expected = `a readable configuration file (${errorCode(error)})${named}`;
-    throw new ConfigError(path, undefined, expected, { cause: error });
+  const read = await readSmallFile(path);
+  if (!read.ok) {
+    const expected = read.problem.replace(/^a readable file/u, "a readable configuration file");
+    throw new ConfigError(path, undefined, `${expected}${named}`);
   }
-  let parsed: unknown;
-  try {
-    parsed = format === "JSON" ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
-  } catch (error) {
-    throw new ConfigError(path, undefined, `valid ${format}: ${syntaxProblem(error, text)}`);
+  const text = read.text.replace(/^\uFEFF/u, "");
+  const parsed = format === "JSON" ? parseJson(text) : parseYamlText(text);
+  if ("problem" in parsed) {
+    throw new ConfigError(path, undefined, `valid ${format}: ${parsed.problem}`);
   }
   // An empty YAML file (or one whose every line is commented out) means "all defaults".
-  if (parsed === null) return {};
-  if (!isMapping(parsed)) {
+  if (parsed.value === null || parsed.value === undefined) return {};
+  if (!isMapping(parsed.value)) {
     const sections = Object.keys(janitorSchema).join(", ");
     throw new ConfigError(path, undefined, `a mapping of sections (${sections}) at the top level`);
   }
-  return parsed;
+  return parsed.value;
 }
 
-/**
- * Parser messages can quote the source (V8's JSON.parse does), and the source may hold a
- * password: keep only the position. yaml's first line is "<problem> at line L, column C:".
- */
-function syntaxProblem(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : "";
-  if (error instanceof Error && error.name === "YAMLParseError") {
-    return (message.split("\n")[0] ?? "").replace(/:$/u, "");
+type Parsed = { value: unknown } | { problem: string };
+
+/** V8's messages quote the source, and the source may hold a password: keep only the position. */
+function parseJson(text: string): Parsed {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : "";
+    const position = /at position (\d+)/u.exec(message)?.[1];
+    if (position === undefined) return { problem: "syntax error" };
+    const before = text.slice(0, Number(position)).split("\n");
+    const column = (before.at(-1)?.length ?? 0) + 1;
+    return { problem: `syntax error at line ${before.length}, column ${column}` };
   }
-  const position = /at position (\d+)/u.exec(message)?.[1];
-  if (position === undefined) return "syntax error";
-  const before = text.slice(0, Number(position)).split("\n");
-  return `syntax error at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+// A key that names a secret (misspelt too), at the start of a YAML line.
+const SECRET_LINE =
+  /^\s*-?\s*["']?[\w-]*(pas+w|pass|secret|token|credential|auth)[\w-]*["']?\s*:/imu;
+
+/**
+ * yaml's messages quote the source ("Unresolved tag: !s3cret"). Its warnings are problems too:
+ * `password: !s3cret` would otherwise become an empty password with a warning on stderr that
+ * quotes it. The message is shown only when no secret key appears up to the faulty line;
+ * otherwise only its code and position.
+ */
+function parseYamlText(text: string): Parsed {
+  const document = parseDocument(text, { logLevel: "silent", uniqueKeys: true });
+  const [first] = [...document.errors, ...document.warnings];
+  if (first === undefined) return { value: document.toJS() as unknown };
+  const position = first.linePos?.[0];
+  const where = position === undefined ? "" : ` at line ${position.line}, column ${position.col}`;
+  const upToFault = text
+    .split("\n")
+    .slice(0, position?.line ?? Number.MAX_SAFE_INTEGER)
+    .join("\n");
+  if (SECRET_LINE.test(upToFault)) {
+    return { problem: `${first.code}${where} (details not shown: the file holds a secret)` };
+  }
+  const summary = (first.message.split("\n")[0] ?? "").replace(/:$/u, "");
+  return { problem: summary };
 }
 
 /**
  * Checks what the file gave, before convict merges it: unknown keys (convict's strict mode
  * would report them too, but without the list of known keys), and types, because convict
- * silently turns `port: "80x"` into 80. Returns the sections for convict and the groups with
- * their defaults filled in.
+ * silently turns `port: "80x"` into 80. Returns the sections for convict (without the keys
+ * that failed, so convict does not report them twice) and the groups with their defaults.
  */
-function checkFileValues(file: Mapping): { sections: Mapping; groups: GroupConfig[] } {
+function checkFileValues(
+  file: Mapping,
+  problems: ConfigProblems,
+): { sections: Mapping; groups: GroupConfig[]; badSections: Set<string> } {
   const sections: Mapping = {};
+  const badSections = new Set<string>();
   let groups: GroupConfig[] = [];
   for (const [name, value] of Object.entries(file)) {
-    const node = knownKey<SchemaNode>(janitorSchema, name, name, value, "section");
+    const before = problems.count;
+    const node = problems.check(() =>
+      knownKey<SchemaNode>(janitorSchema, name, name, value, "section"),
+    );
     // `groups:` or `redis:` with everything below commented out parses as null.
-    if (value === null) continue;
+    if (node === undefined || value === null) continue;
     if (isLeaf(node)) {
-      checkLeaf(node, name, value);
-      groups = (value as unknown[]).map((group, index) => checkGroup(group, `groups[${index}]`));
+      if (problems.check(() => checkLeaf(node, name, value)) === undefined) {
+        badSections.add(name);
+        continue;
+      }
+      groups = (value as unknown[]).flatMap((group, index) => {
+        const checked = checkGroup(group, `groups[${index}]`, problems);
+        return checked === undefined ? [] : [checked];
+      });
     } else {
-      checkSection(node, name, value);
-      sections[name] = value;
+      const good = checkSection(node, name, value, problems);
+      if (good !== undefined) sections[name] = good;
     }
+    if (problems.count > before) badSections.add(name);
   }
-  return { sections, groups };
+  return { sections, groups, badSections };
 }
 
-/** A section's keys, recursively for nested sections (`redis.tls`). */
-function checkSection(node: NestedSectionSpec, path: string, value: unknown): void {
-  if (!isMapping(value)) throw new ConfigError(path, value, `a mapping of ${path} settings`);
+/**
+ * A section's keys, recursively for nested sections (`redis.tls`): every problem is collected,
+ * and only the keys that passed are returned for convict (which would report the others twice).
+ */
+function checkSection(
+  node: NestedSectionSpec,
+  path: string,
+  value: unknown,
+  problems: ConfigProblems,
+): Mapping | undefined {
+  if (!isMapping(value)) {
+    problems.add(new ConfigError(path, value, `a mapping of ${path} settings`));
+    return undefined;
+  }
+  const good: Mapping = {};
   for (const [key, child] of Object.entries(value)) {
     const childPath = `${path}.${key}`;
-    const spec = knownKey<SchemaNode>(node, key, childPath, child, `${path} key`);
-    if (isLeaf(spec)) checkLeaf(spec, childPath, child);
-    // `tls:` with everything below commented out parses as null: the defaults apply.
-    else if (child === null) Reflect.deleteProperty(value, key);
-    else checkSection(spec, childPath, child);
+    const spec = problems.check(() =>
+      knownKey<SchemaNode>(node, key, childPath, child, `${path} key`),
+    );
+    if (spec === undefined) continue;
+    if (isLeaf(spec)) {
+      if (problems.check(() => checkLeaf(spec, childPath, child)) !== undefined) good[key] = child;
+    } else if (child !== null) {
+      // `tls:` with everything below commented out parses as null: the defaults apply.
+      const nested = checkSection(spec, childPath, child, problems);
+      if (nested !== undefined) good[key] = nested;
+    }
   }
+  return good;
 }
 
-function checkGroup(raw: unknown, path: string): GroupConfig {
-  if (!isMapping(raw)) throw new ConfigError(path, raw, "a mapping with at least stream and group");
+function checkGroup(raw: unknown, path: string, problems: ConfigProblems): GroupConfig | undefined {
+  if (!isMapping(raw)) {
+    problems.add(new ConfigError(path, raw, "a mapping with at least stream and group"));
+    return undefined;
+  }
+  const before = problems.count;
   const group: Mapping = {};
   for (const [key, spec] of Object.entries<LeafSpec>(groupSchema)) {
     if (spec.required === true && !Object.hasOwn(raw, key)) {
-      throw new ConfigError(`${path}.${key}`, undefined, `${spec.expected} (required)`);
+      problems.add(new ConfigError(`${path}.${key}`, undefined, `${spec.expected} (required)`));
     }
     group[key] = spec.default;
   }
   for (const [key, value] of Object.entries(raw)) {
     const keyPath = `${path}.${key}`;
-    checkLeaf(knownKey<LeafSpec>(groupSchema, key, keyPath, value, "group key"), keyPath, value);
-    group[key] = value;
+    problems.check(() => {
+      checkLeaf(knownKey<LeafSpec>(groupSchema, key, keyPath, value, "group key"), keyPath, value);
+      group[key] = value;
+    });
   }
-  return group as unknown as GroupConfig;
+  return problems.count > before ? undefined : (group as unknown as GroupConfig);
 }
 
 function knownKey<T>(
@@ -166,35 +257,77 @@ function knownKey<T>(
   return node;
 }
 
-function checkLeaf(spec: LeafSpec, path: string, value: unknown): void {
+function checkLeaf(spec: LeafSpec, path: string, value: unknown): true {
   if (!spec.test(value)) throw new ConfigError(path, value, spec.expected);
+  return true;
 }
 
-/** convict reads "80x" as 80 and "" as NaN: numbers from the environment must be all digits. */
-function checkNumericEnv(env: NodeJS.ProcessEnv): void {
+/**
+ * convict reads "80x" as 80 and "" as NaN: numbers from the environment must be all digits.
+ * Returns the names of the variables that failed, which convict must then not read.
+ */
+function checkNumericEnv(env: NodeJS.ProcessEnv, problems: ConfigProblems): Set<string> {
+  const bad = new Set<string>();
   for (const [path, spec] of schemaLeaves()) {
     const raw = spec.env === undefined ? undefined : env[spec.env];
     if (raw !== undefined && typeof spec.default === "number" && !/^\d+$/u.test(raw)) {
-      throw new ConfigError(path, raw, `${spec.expected} (from ${String(spec.env)})`);
+      problems.add(new ConfigError(path, raw, `${spec.expected} (from ${String(spec.env)})`));
+      bad.add(String(spec.env));
     }
   }
+  return bad;
 }
 
-function mergeWithConvict(sections: Mapping, env: NodeJS.ProcessEnv): ConvictShape {
+function mergeWithConvict(
+  sections: Mapping,
+  env: NodeJS.ProcessEnv,
+  badEnv: ReadonlySet<string>,
+  problems: ConfigProblems,
+): ConvictShape {
+  const usableEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !badEnv.has(name)));
   // args: [] because convict would otherwise parse process.argv, which belongs to the CLI.
-  const config = convict<ConvictShape>(janitorSchema, { env, args: [] });
+  const config = convict<ConvictShape>(janitorSchema, { env: usableEnv, args: [] });
   config.load(sections);
   const properties = config.getProperties();
   try {
     config.validate({ allowed: "strict" });
   } catch (error) {
-    const translated = configErrorFromConvict(error, (key) => valueAt(properties, key));
-    const envName = schemaLeaves().find(([path]) => path === translated.key)?.[1].env;
-    if (envName === undefined || env[envName] === undefined) throw translated;
-    const { key, value, expected } = translated;
-    throw new ConfigError(key, value, `${expected} (from ${envName})`);
+    for (const translated of configErrorsFromConvict(error, (key) => valueAt(properties, key))) {
+      const envName = schemaLeaves().find(([path]) => path === translated.key)?.[1].env;
+      if (envName === undefined || env[envName] === undefined) {
+        problems.add(translated);
+        continue;
+      }
+      const { key, value, expected } = translated;
+      problems.add(new ConfigError(key, value, `${expected} (from ${envName})`));
+    }
   }
   return properties;
+}
+
+/** A host that does not resolve would fail only when the HTTP server binds: say so now. */
+async function checkHostResolves(host: string): Promise<ConfigError | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve("ETIMEOUT"), HOST_LOOKUP_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([
+    lookup(host).then(
+      () => undefined,
+      (error: unknown) => {
+        const code = (error as { code?: unknown }).code;
+        return typeof code === "string" ? code : "lookup failed";
+      },
+    ),
+    timeout,
+  ]);
+  clearTimeout(timer);
+  if (outcome === undefined) return undefined;
+  return new ConfigError(
+    "http.host",
+    host,
+    `an IP address or a host name that resolves (lookup failed: ${outcome})`,
+  );
 }
 
 function valueAt(root: unknown, dottedKey: string): unknown {
@@ -203,21 +336,6 @@ function valueAt(root: unknown, dottedKey: string): unknown {
   }, root);
 }
 
-async function readPasswordFile(path: string): Promise<string> {
-  try {
-    // Exactly one trailing newline: editors and `echo` add one, a password may end in another.
-    return (await readFile(path, "utf8")).replace(/\r?\n$/u, "");
-  } catch (error) {
-    const expected = `a readable file holding the Redis password (${errorCode(error)})`;
-    throw new ConfigError("redis.passwordFile", path, expected, { cause: error });
-  }
-}
-
 function isMapping(value: unknown): value is Mapping {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function errorCode(error: unknown): string {
-  const code = isMapping(error) ? error.code : undefined;
-  return typeof code === "string" ? code : "unreadable";
 }

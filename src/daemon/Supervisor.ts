@@ -6,17 +6,24 @@ import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
+import { forgetGroupSeries } from "../metrics/forgetGroupSeries.js";
+import { staticGroups, type GroupChange, type GroupSource } from "./GroupSet.js";
 
-export interface SupervisorOptions {
-  groups: readonly ResolvedGroup[];
-  redis: ScriptedRedis;
-  logger: Logger;
-  metrics: JanitorMetrics;
+/** The sweep settings a reload may change while the daemon runs. */
+export interface SweepSettings {
   intervalMs: number;
   batchSize: number;
   maxScriptMs: number;
   maxEntriesPerGroup: number;
   consumerName: string;
+}
+
+export interface SupervisorOptions extends SweepSettings {
+  /** A fixed list, or a source whose changes (reload, discovery) are picked up at the next pass. */
+  groups: readonly ResolvedGroup[] | GroupSource;
+  redis: ScriptedRedis;
+  logger: Logger;
+  metrics: JanitorMetrics;
   /** The current leadership term, or undefined on a standby. */
   currentTerm: () => LeaderTerm | undefined;
   random?: () => number;
@@ -38,6 +45,8 @@ const MAX_BACKOFF_FACTOR = 8;
  */
 export class Supervisor {
   private readonly options: SupervisorOptions;
+  private readonly groups: GroupSource;
+  private settings: SweepSettings;
   private readonly log: Logger;
   private readonly random: () => number;
   private readonly now: () => number;
@@ -51,7 +60,18 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.options = options;
-    initGroupSeries(options.metrics, options.groups);
+    this.groups = Array.isArray(options.groups)
+      ? staticGroups(options.groups as readonly ResolvedGroup[])
+      : (options.groups as GroupSource);
+    this.settings = {
+      intervalMs: options.intervalMs,
+      batchSize: options.batchSize,
+      maxScriptMs: options.maxScriptMs,
+      maxEntriesPerGroup: options.maxEntriesPerGroup,
+      consumerName: options.consumerName,
+    };
+    initGroupSeries(options.metrics, this.groups.current());
+    this.groups.on("change", this.onGroupsChanged);
     this.log = options.logger.child({ component: "supervisor" });
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
@@ -74,7 +94,16 @@ export class Supervisor {
     return this.timer !== undefined || this.inFlight !== undefined;
   }
 
+  /** New sweep settings (a reload): the next page and the next pass use them. */
+  updateSettings(settings: SweepSettings): void {
+    const intervalChanged = settings.intervalMs !== this.settings.intervalMs;
+    this.settings = { ...settings };
+    // A pass waiting out a long old interval would otherwise keep it once more.
+    if (intervalChanged && this.timer !== undefined) this.schedule(this.nextDelayMs());
+  }
+
   async stop(): Promise<void> {
+    this.groups.off("change", this.onGroupsChanged);
     this.stopController.abort();
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -102,15 +131,16 @@ export class Supervisor {
   private async runPass(term: LeaderTerm): Promise<GroupSweepResult[]> {
     const { options } = this;
     const signal = AbortSignal.any([term.signal, this.stopController.signal]);
+    const { batchSize, maxScriptMs, maxEntriesPerGroup, consumerName } = this.settings;
     const results = await sweepAll(
-      options.groups,
+      this.groups.current(),
       {
         redis: options.redis,
         logger: options.logger,
-        batchSize: options.batchSize,
-        maxScriptMs: options.maxScriptMs,
-        maxEntriesPerGroup: options.maxEntriesPerGroup,
-        consumerName: options.consumerName,
+        batchSize,
+        maxScriptMs,
+        maxEntriesPerGroup,
+        consumerName,
         cursors: this.cursors,
         // Always the term's fence, even after it ended: a late page is then refused by Redis.
         fence: () => term.fence,
@@ -119,11 +149,14 @@ export class Supervisor {
       signal,
     );
     const wallClockMs = this.wallClock();
-    for (const [index, result] of results.entries()) {
+    // A group removed while the pass ran keeps no series: its counters must not come back.
+    const stillThere = new Set(this.groups.current().map((group) => group.id));
+    for (const result of results) {
+      const groupId = `${result.stream}/${result.group}`;
+      if (!stillThere.has(groupId)) continue;
       if (result.pages > 0 || result.error !== undefined || result.complete)
         recordSweep(options.metrics, result, wallClockMs);
-      const group = options.groups[index];
-      if (group !== undefined && sweepChangedGroup(result)) options.onGroupChanged?.(group.id);
+      if (sweepChangedGroup(result)) options.onGroupChanged?.(groupId);
     }
     return results;
   }
@@ -148,7 +181,20 @@ export class Supervisor {
       this.log.error({ err: error }, "sweep pass failed unexpectedly");
     }
     if (this.stopController.signal.aborted) return;
-    const backoff = Math.min(2 ** this.failedPasses, MAX_BACKOFF_FACTOR);
-    this.schedule(this.options.intervalMs * backoff * (1 + 0.2 * this.random()));
+    this.schedule(this.nextDelayMs());
   }
+
+  private nextDelayMs(): number {
+    const backoff = Math.min(2 ** this.failedPasses, MAX_BACKOFF_FACTOR);
+    return this.settings.intervalMs * backoff * (1 + 0.2 * this.random());
+  }
+
+  /** New groups get their counters at 0; removed ones lose their cursor and every series. */
+  private readonly onGroupsChanged = (change: GroupChange): void => {
+    initGroupSeries(this.options.metrics, change.added);
+    for (const group of change.removed) this.cursors.delete(group.id);
+    forgetGroupSeries(this.options.metrics, change.removed).catch((error: unknown) =>
+      this.log.error({ err: error }, "could not remove the series of removed groups"),
+    );
+  };
 }

@@ -8,14 +8,26 @@ import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
 import { createRedisClient } from "../redis/createRedisClient.js";
 import { registerScripts } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
-import { keysOutsideSourceSlot, resolveGroup } from "../sweep/resolveGroup.js";
+import { keysOutsideSourceSlot, resolveGroup, type ResolvedGroup } from "../sweep/resolveGroup.js";
 import { createScrapeRefresher } from "../metrics/createScrapeRefresher.js";
 import { Supervisor } from "./Supervisor.js";
 import { TeardownStack } from "./TeardownStack.js";
 import { waitForRedis } from "./waitForRedis.js";
+import { GroupSet } from "./GroupSet.js";
+import { describeServer } from "./describeServer.js";
+import { explainRedisError, lastConnectionError } from "../redis/describeRedisFailure.js";
+import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
+import { checkHasWork } from "../config/checkHasWork.js";
+import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";
 
 export interface RunningDaemon {
   readonly httpUrl: string;
+  /**
+   * SIGHUP: loads the configuration again and applies groups, sweep, retention and log settings
+   * without touching the lease. A load that fails is logged with every problem and ignored.
+   * Resolves to whether the new configuration was applied. Reloads run one at a time.
+   */
+  reload(load: () => Promise<JanitorConfig>): Promise<boolean>;
   /** Graceful stop: sweeps end at a page boundary, the lease is released, then everything closes. */
   stop(): Promise<void>;
 }
@@ -62,23 +74,29 @@ export async function startDaemon(
     // Renewals must fail fast: a reply slower than one retry period is as good as none.
     const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
 
-    const groups = config.groups.map(resolveGroup);
-    for (const group of groups) {
-      const outside = keysOutsideSourceSlot(group);
-      if (outside.length > 0) {
-        logger.warn(
-          { stream: group.stream, group: group.group, keys: outside },
-          "keys outside the source's hash slot: fine on one server, CROSSSLOT on Redis Cluster",
-        );
+    const reloadGauge = createReloadGauge(registry);
+    const warnOutsideSlot = (groups: readonly ResolvedGroup[]): void => {
+      for (const group of groups) {
+        const outside = keysOutsideSourceSlot(group);
+        if (outside.length > 0) {
+          logger.warn(
+            { stream: group.stream, group: group.group, keys: outside },
+            "keys outside the source's hash slot: fine on one server, CROSSSLOT on Redis Cluster",
+          );
+        }
       }
-    }
+    };
+    // The one owner of the list of groups: the refresher and the supervisor follow its changes.
+    const groupSet = new GroupSet(config.groups.map(resolveGroup));
+    warnOutsideSlot(groupSet.current());
     const refresher = createScrapeRefresher({
       redis: metricsRedis,
-      groups,
+      groups: groupSet.current(),
       metrics,
       logger,
       config,
     });
+    groupSet.on("change", (change) => refresher.setGroups(change.groups));
     teardown.push("metrics", () => refresher.stop());
     const http = await startHttpServer({
       ...config.http,
@@ -86,43 +104,125 @@ export async function startDaemon(
       logger,
       beforeScrape: () => refresher.refresh(),
       isReady: () => refresher.ping(),
+      notReadyReason: () => {
+        const cause = lastConnectionError(metricsRedis);
+        const problem = cause && explainRedisError(cause, { url: config.redis.url });
+        return problem === undefined ? undefined : `redis is not answering: ${problem}`;
+      },
     });
     teardown.push("http", () => http.close());
 
-    const bootController = new AbortController();
-    const boot = (async () => {
-      const capabilities = await waitForRedis(sweepRedis, logger, bootController.signal);
-      logger.info({ capabilities, groups: groups.length }, "connected to redis");
-      refresher.setCapabilities(capabilities);
-      refresher.start();
-      // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
+    let running = config;
+    let supervisor: Supervisor | undefined;
+    const reportRefusals = async (groups: readonly ResolvedGroup[]): Promise<void> => {
       for (const group of groups) {
         const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
         if (refusal !== undefined)
           logger.error({ stream: group.stream, group: group.group }, refusal);
       }
+    };
+    const apply = (next: JanitorConfig): void => {
+      const restart = settingsNeedingRestart(running, next);
+      if (restart.length > 0) {
+        logger.warn(
+          { keys: restart },
+          `configuration reload: ${restart.join(", ")} changed; these take effect only after a restart`,
+        );
+      }
+      logger.level = next.log.level;
+      supervisor?.updateSettings(next.sweep);
+      const change = groupSet.replace(next.groups.map(resolveGroup));
+      if (change !== undefined) {
+        warnOutsideSlot([...change.added, ...change.updated]);
+        void reportRefusals([...change.added, ...change.updated]);
+      }
+      // Retention (and later discovery) settings are read from `running` at each use.
+      running = { ...next, redis: running.redis, lease: running.lease, http: running.http };
+      logger.info(
+        {
+          groups: groupSet.current().length,
+          added: change?.added.map((group) => group.id) ?? [],
+          removed: change?.removed.map((group) => group.id) ?? [],
+          updated: change?.updated.map((group) => group.id) ?? [],
+          logLevel: next.log.level,
+        },
+        "configuration reloaded",
+      );
+    };
+    let reloading: Promise<boolean> = Promise.resolve(true);
+    const reload = (load: () => Promise<JanitorConfig>): Promise<boolean> => {
+      reloading = reloading.then(async () => {
+        logger.info("SIGHUP: reloading the configuration");
+        let next: JanitorConfig;
+        try {
+          next = await load();
+          checkHasWork(next);
+        } catch (error) {
+          reloadGauge.set(0);
+          const problems = reloadProblems(error);
+          logger.error(
+            { problems },
+            `configuration reload failed (${problems.length} problem${problems.length === 1 ? "" : "s"}); the running configuration stays in effect`,
+          );
+          return false;
+        }
+        apply(next);
+        reloadGauge.set(1);
+        return true;
+      });
+      return reloading;
+    };
+
+    const bootController = new AbortController();
+    const boot = (async () => {
+      const capabilities = await waitForRedis(
+        sweepRedis,
+        logger,
+        bootController.signal,
+        undefined,
+        (error) => explainRedisError(error, { url: config.redis.url, client: sweepRedis }),
+      );
+      const server = await describeServer(sweepRedis).catch(() => undefined);
+      const endpoint = maskRedisUrl(config.redis.url);
+      const serverName =
+        server === undefined ? "the server" : `${server.product} ${server.version}`;
+      logger.info(
+        {
+          endpoint,
+          server,
+          mode: server?.mode,
+          capabilities,
+          groups: groupSet.current().length,
+        },
+        `connected to ${serverName} at ${endpoint}${server === undefined ? "" : ` (${server.mode})`}`,
+      );
+      refresher.setCapabilities(capabilities);
+      refresher.start();
+      // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
+      await reportRefusals(groupSet.current());
       if (bootController.signal.aborted) return;
       const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
-      const supervisor = new Supervisor({
-        groups,
+      const started = new Supervisor({
+        groups: groupSet,
         redis: sweepRedis,
         logger,
         metrics,
-        ...config.sweep,
+        ...running.sweep,
         currentTerm: () => lease.term,
         onGroupChanged: (groupId) => refresher.markChanged(groupId),
       });
       lease.on("acquired", (term) => {
         metrics.leader.set(1);
         metrics.fencingToken.set(term.fencingToken);
-        supervisor.sweepSoon();
+        started.sweepSoon();
       });
       lease.on("lost", () => metrics.leader.set(0));
       // Pushed first, so it runs last: the sweep in flight ends before the lease is released.
       teardown.push("lease", () => lease.stop());
-      teardown.push("supervisor", () => supervisor.stop());
+      supervisor = started;
+      teardown.push("supervisor", () => started.stop());
       lease.start();
-      supervisor.start();
+      started.start();
     })();
     boot.catch((error: unknown) => {
       if (!bootController.signal.aborted) dependencies.onFatal(error);
@@ -131,7 +231,7 @@ export async function startDaemon(
       bootController.abort();
       await boot.catch(() => undefined);
     });
-    return { httpUrl: http.url, stop: () => teardown.run() };
+    return { httpUrl: http.url, reload, stop: () => teardown.run() };
   } catch (error) {
     await teardown.run();
     throw error;

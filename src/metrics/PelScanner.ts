@@ -54,7 +54,7 @@ const DEFAULT_PAGE_TIMEOUT_MS = 10_000;
 export class PelScanner {
   /** Latest result per group id; a group that is missing or unreadable has none. */
   readonly results = new Map<string, PelScanResult>();
-  private readonly options: PelScannerOptions;
+  private options: PelScannerOptions;
   private readonly log: Logger;
   private readonly stopController = new AbortController();
   private cancelTimer: (() => void) | undefined;
@@ -114,6 +114,13 @@ export class PelScanner {
     this.rescanTimer?.();
     this.rescanTimer = undefined;
     await this.inFlight?.catch(() => undefined);
+  }
+
+  /** A new list of groups (reload, discovery): the next pass scans it; gone groups lose results. */
+  setGroups(groups: readonly ResolvedGroup[]): void {
+    this.options = { ...this.options, groups };
+    const ids = new Set(groups.map((group) => group.id));
+    for (const id of this.results.keys()) if (!ids.has(id)) this.results.delete(id);
   }
 
   /** Drops every result: after Redis was unreachable, the data may no longer be the same. */

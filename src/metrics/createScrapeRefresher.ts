@@ -25,6 +25,8 @@ export interface ScrapeRefresher {
   /** One round trip with a timeout; sets redis_up. */
   ping(): Promise<boolean>;
   setCapabilities(capabilities: RedisCapabilities): void;
+  /** A new list of groups (reload, discovery): the next scrape reads it, and only it. */
+  setGroups(groups: readonly ResolvedGroup[]): void;
   /** Starts background work (the PEL scans). */
   start(): void;
   stop(): Promise<void>;
@@ -43,7 +45,8 @@ export interface ScrapeRefresher {
 const MAX_PING_TIMEOUT_MS = 1000;
 
 export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRefresher {
-  const { redis, groups, metrics, config } = options;
+  const { redis, metrics, config } = options;
+  let { groups } = options;
   const log = options.logger.child({ component: "metrics" });
   const scanner = new PelScanner({
     redis,
@@ -118,6 +121,10 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     ping,
     setCapabilities: (detected) => {
       capabilities = detected;
+    },
+    setGroups: (next) => {
+      groups = next;
+      scanner.setGroups(next);
     },
     start: () => scanner.start(),
     stop: async () => {

@@ -6,6 +6,7 @@ import {
   describeTlsError,
   withAclAdvice,
 } from "./explainRedisError.js";
+import { clearConnectionError, recordConnectionError } from "./describeRedisFailure.js";
 
 export type RedisClientOptions = RedisEndpointSettings & {
   /** Shown in CLIENT LIST, so operators can tell the janitor's connections apart. */
@@ -59,6 +60,8 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   explainFailures(client, () => tlsProblem);
   let lastErrorLogged = "";
   client.on("error", (error: Error) => {
+    // Kept for the operator-facing explanation of later failures (/readyz, start-up, sweep).
+    recordConnectionError(client, error);
     // "connect": the socket (and TLS) is up but the connection was never ready.
     const resetBeforeReady = isTls && client.status === "connect" && tlsProblem === undefined;
     const tls =
@@ -74,6 +77,7 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     );
   });
   client.on("ready", () => {
+    clearConnectionError(client);
     if (lastErrorLogged !== "") {
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     }

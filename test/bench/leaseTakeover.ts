@@ -52,7 +52,12 @@ async function isLeader(child: DaemonChild): Promise<boolean> {
 async function start(options: BenchOptions, url: string, timings: Timings): Promise<DaemonChild> {
   const child = await startDaemonChild(
     options.cliPath,
-    daemonConfig(url, { log: { level: "info" }, lease: timings }),
+    // run refuses a configuration with nothing to do: one group, whose stream need not exist.
+    daemonConfig(url, {
+      log: { level: "info" },
+      lease: timings,
+      groups: [{ stream: "lease-bench", group: "idle" }],
+    }),
   );
   await waitFor(async () => (await httpGet(`${child.httpUrl}/readyz`)).status === 200, {
     timeoutMs: 20_000,

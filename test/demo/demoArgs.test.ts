@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { DemoUsageError, parseDemoArgs } from "../../src/demo/demoArgs.js";
+import {
+  DEFAULT_DEMO_DURATION_MS,
+  DemoUsageError,
+  parseDemoArgs,
+} from "../../src/demo/demoArgs.js";
 
 describe("parseDemoArgs", () => {
   it("runs the janitor in-process unless --janitor-url names one elsewhere", () => {
     expect(parseDemoArgs([])).toEqual({
-      durationMs: undefined,
+      durationMs: DEFAULT_DEMO_DURATION_MS,
       janitorUrl: undefined,
       help: false,
     });

@@ -86,7 +86,11 @@ describe("deploy/compose/docker-compose.yml", () => {
   });
 
   it("lets the demo's actors report on the janitor service, which runs the image's entrypoint", () => {
-    expect(service("demo").command).toEqual(["--janitor-url", "http://janitor:9478"]);
+    expect(service("demo").command).toEqual([
+      "--janitor-url",
+      "http://janitor:9478",
+      "--keep-running",
+    ]);
     expect(service("demo").environment?.STREAM_JANITOR_REDIS_URL).toBe("redis://redis:6379");
     expect(service("janitor").command?.[0]).toBe("run");
   });
@@ -194,10 +198,14 @@ describe("the compose stack's janitor and demo actors, as processes", () => {
     };
     const janitor = await DaemonProcess.start(join(COMPOSE_DIR, "janitor.yaml"), env);
     daemon = janitor;
-    const demo = spawn(process.execPath, [DEMO_ENTRY, "--janitor-url", janitor.httpUrl], {
-      env: { ...process.env, STREAM_JANITOR_REDIS_URL: fixture.server.url },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const demo = spawn(
+      process.execPath,
+      [DEMO_ENTRY, "--janitor-url", janitor.httpUrl, "--keep-running"],
+      {
+        env: { ...process.env, STREAM_JANITOR_REDIS_URL: fixture.server.url },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const closed = once(demo, "close") as Promise<[number | null]>;
     let output = "";
     demo.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -1,0 +1,62 @@
+import { constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
+
+/** Configuration and password files are small; anything bigger is a mistake (`/dev/zero`). */
+export const MAX_FILE_BYTES = 64 * 1024;
+
+/** Why a path cannot be read as a small regular file, in words for "expected ..."; or the text. */
+export type SmallFileRead = { ok: true; text: string } | { ok: false; problem: string };
+
+function kindOf(stats: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/**
+ * Reads a regular file of at most MAX_FILE_BYTES without ever blocking or reading much: stat
+ * first (a FIFO would block open() and read() forever, a device would stream without end), then
+ * open with O_NONBLOCK and check the opened file again (it may have been swapped in between),
+ * then read at most one byte more than allowed.
+ */
+export async function readSmallFile(path: string): Promise<SmallFileRead> {
+  const code = (error: unknown): string =>
+    (error as { code?: unknown }).code === undefined
+      ? "unreadable"
+      : String((error as { code?: unknown }).code);
+  const tooBig = (bytes: number): string =>
+    `a file of at most ${MAX_FILE_BYTES / 1024} KiB (found ${bytes} bytes)`;
+  try {
+    const before = await stat(path);
+    if (!before.isFile()) return { ok: false, problem: `a regular file (found ${kindOf(before)})` };
+    if (before.size > MAX_FILE_BYTES) return { ok: false, problem: tooBig(before.size) };
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile()) {
+        return { ok: false, problem: `a regular file (found ${kindOf(opened)})` };
+      }
+      const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);
+      let length = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        if (length > MAX_FILE_BYTES) return { ok: false, problem: tooBig(length) };
+      }
+      return { ok: true, text: buffer.subarray(0, length).toString("utf8") };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    return { ok: false, problem: `a readable file (${code(error)})` };
+  }
+}

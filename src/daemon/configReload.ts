@@ -1,0 +1,41 @@
+import { Gauge, type Registry } from "prom-client";
+import { ConfigError } from "../config/ConfigError.js";
+import type { JanitorConfig } from "../config/types.js";
+
+/**
+ * Sections read once, when connections, the lease and the HTTP server are built: a reload that
+ * changes them is applied everywhere else, and these keys are named in a warning.
+ */
+export const RESTART_SECTIONS = ["redis", "lease", "http", "metrics"] as const;
+
+/** Dotted keys of the restart-only sections whose values differ (names only: values may be secret). */
+export function settingsNeedingRestart(running: JanitorConfig, next: JanitorConfig): string[] {
+  const changed: string[] = [];
+  for (const section of RESTART_SECTIONS) {
+    const before = running[section] as Record<string, unknown>;
+    const after = next[section] as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) {
+        changed.push(`${section}.${key}`);
+      }
+    }
+  }
+  return changed;
+}
+
+/** The problems of a failed load, one line each, secrets already masked by ConfigError. */
+export function reloadProblems(error: unknown): string[] {
+  if (error instanceof ConfigError) return error.problems.map((problem) => problem.message);
+  return [error instanceof Error ? error.message : String(error)];
+}
+
+/** `stream_janitor_config_last_reload_successful`: 1 at start and after a good reload. */
+export function createReloadGauge(registry: Registry): Gauge {
+  const gauge = new Gauge({
+    name: "stream_janitor_config_last_reload_successful",
+    help: "1 when the last SIGHUP reload of the configuration succeeded (or none happened yet), 0 after one failed: the previous configuration is still running.",
+    registers: [registry],
+  });
+  gauge.set(1);
+  return gauge;
+}
