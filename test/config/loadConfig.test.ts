@@ -16,6 +16,8 @@ const DEFAULTS: JanitorConfig = {
     scrapeTimeoutMs: 2000,
   },
   groups: [],
+  discover: [],
+  discovery: { intervalMs: 60000, maxGroups: 10000 },
 };
 
 const GROUP_DEFAULTS = {
