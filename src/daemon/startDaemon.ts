@@ -16,6 +16,8 @@ import { waitForRedis } from "./waitForRedis.js";
 import { GroupSet } from "./GroupSet.js";
 import { checkHasWork } from "../config/checkHasWork.js";
 import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";
+import { Discovery } from "../discovery/Discovery.js";
+import { scanNodesOf } from "../discovery/scanNodes.js";
 
 export interface RunningDaemon {
   readonly httpUrl: string;
@@ -27,6 +29,8 @@ export interface RunningDaemon {
   reload(load: () => Promise<JanitorConfig>): Promise<boolean>;
   /** Graceful stop: sweeps end at a page boundary, the lease is released, then everything closes. */
   stop(): Promise<void>;
+  /** One scan of the `discover` patterns now (tests drive discovery with it, without timers). */
+  discoverOnce(): Promise<unknown>;
 }
 
 export interface DaemonDependencies {
@@ -95,6 +99,10 @@ export async function startDaemon(
     });
     groupSet.on("change", (change) => refresher.setGroups(change.groups));
     teardown.push("metrics", () => refresher.stop());
+    const discoveryRedis = connection("discovery", METRICS_COMMAND_TIMEOUT_MS);
+    const nodes = scanNodesOf(discoveryRedis);
+    const discovery = new Discovery({ nodes, groupSet, config, logger, registry });
+    teardown.push("discovery", () => discovery.stop());
     const http = await startHttpServer({
       ...config.http,
       registry,
@@ -123,7 +131,7 @@ export async function startDaemon(
       }
       logger.level = next.log.level;
       supervisor?.updateSettings(next.sweep);
-      const change = groupSet.replace(next.groups.map(resolveGroup));
+      const change = discovery.reconfigure(next);
       if (change !== undefined) {
         warnOutsideSlot([...change.added, ...change.updated]);
         void reportRefusals([...change.added, ...change.updated]);
@@ -171,6 +179,7 @@ export async function startDaemon(
       logger.info({ capabilities, groups: groupSet.current().length }, "connected to redis");
       refresher.setCapabilities(capabilities);
       refresher.start();
+      await discovery.start();
       // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
       await reportRefusals(groupSet.current());
       if (bootController.signal.aborted) return;
@@ -203,7 +212,8 @@ export async function startDaemon(
       bootController.abort();
       await boot.catch(() => undefined);
     });
-    return { httpUrl: http.url, reload, stop: () => teardown.run() };
+    const discoverOnce = () => discovery.discoverOnce();
+    return { httpUrl: http.url, reload, stop: () => teardown.run(), discoverOnce };
   } catch (error) {
     await teardown.run();
     throw error;
