@@ -98,6 +98,8 @@ describe("loadConfig", () => {
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],
+      discover: DEFAULTS.discover,
+      discovery: DEFAULTS.discovery,
     });
   });
 
