@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { discoveryScenario } from "./discoveryScan.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -23,6 +24,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "3": memoryScenario,
   "4": observabilityScenario,
   "5": leaseScenario,
+  "6": discoveryScenario,
 };
 /** Run only on request (`--only=p`): where the time of one script call goes. */
 const OPTIONAL: Record<string, Scenario> = { p: profileScenario };
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5 or p`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-6 or p`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

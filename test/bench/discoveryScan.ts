@@ -1,0 +1,273 @@
+import type { Redis } from "ioredis";
+import { scanDiscoverPatterns } from "../../src/discovery/discoverGroups.js";
+import { waitFor } from "../support/waitFor.js";
+import { startRedis } from "../support/redisServer.js";
+import { daemonConfig, gauge, httpGet, memoryStatus, startDaemonChild } from "./daemonProcess.js";
+import { readCommandStats, resetStats } from "./redisStats.js";
+import type { BenchOptions, ScenarioResult } from "./scenario.js";
+import { max, median, sum } from "./stats.js";
+import { fmt, type Table, type TargetCheck } from "./table.js";
+
+const GROUP = "workers";
+const TOTAL_KEYS = 100_000;
+const STREAMS = 2_000;
+const RSS_LIMIT_MB = 300;
+const SCRAPE_LIMIT_MS = 1000;
+
+const tenantStream = (i: number): string => `tenant:${i}:events`;
+
+/** `streams` small streams matching tenant:*:events, each with one group, 10 entries, 5 pending. */
+async function createTenantStreams(redis: Redis, streams: number): Promise<void> {
+  const chunk = 500;
+  for (let start = 0; start < streams; start += chunk) {
+    const pipeline = redis.pipeline();
+    for (let i = start; i < Math.min(start + chunk, streams); i += 1) {
+      const stream = tenantStream(i);
+      pipeline.xgroup("CREATE", stream, GROUP, "$", "MKSTREAM");
+      for (let n = 0; n < 10; n += 1) pipeline.xadd(stream, "*", "n", String(n));
+      pipeline.xreadgroup("GROUP", GROUP, "worker-1", "COUNT", 5, "STREAMS", stream, ">");
+    }
+    await pipeline.exec();
+  }
+}
+
+/** Plain string keys around the streams, so SCAN walks a keyspace mostly made of other things. */
+async function createOtherKeys(redis: Redis, count: number): Promise<void> {
+  const chunk = 10_000;
+  for (let start = 0; start < count; start += chunk) {
+    const pairs: string[] = [];
+    for (let i = start; i < Math.min(start + chunk, count); i += 1) pairs.push(`cache:${i}`, "v");
+    await redis.mset(...pairs);
+  }
+}
+
+interface ScanCost {
+  pattern: string;
+  wallMsMedian: number;
+  wallMsMax: number;
+  scanCalls: number;
+  xinfoCalls: number;
+  serverUsec: number;
+  maxCommandUsec: number;
+  groups: number;
+}
+
+async function measureScan(redis: Redis, pattern: string, runs: number): Promise<ScanCost> {
+  const config = {
+    groups: [],
+    discover: [
+      {
+        match: pattern,
+        groups: "*",
+        minIdleMs: 60_000,
+        maxDeliveries: 5,
+        action: "requeue" as const,
+        requeueStream: "",
+        deadLetterStream: "",
+        deadLetterMaxLen: 100_000,
+      },
+    ],
+    discovery: { intervalMs: 60_000, maxGroups: 10_000 },
+  };
+  const walls: number[] = [];
+  let groups = 0;
+  await resetStats(redis);
+  await redis.call("SLOWLOG", "RESET");
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    const scan = await scanDiscoverPatterns(() => [redis], config);
+    walls.push(performance.now() - started);
+    groups = scan.discovered.length;
+  }
+  const stats = await readCommandStats(redis);
+  const scan = stats.scan ?? { calls: 0, usec: 0 };
+  const xinfo = stats["xinfo|groups"] ?? { calls: 0, usec: 0 };
+  const slow = (await redis.call("SLOWLOG", "GET", 1000)) as [number, number, number, string[]][];
+  return {
+    pattern,
+    wallMsMedian: median(walls),
+    wallMsMax: max(walls),
+    scanCalls: scan.calls / runs,
+    xinfoCalls: xinfo.calls / runs,
+    serverUsec: sum(Object.values(stats).map((stat) => stat.usec)) / runs,
+    maxCommandUsec: max(
+      slow.filter(([, , , args]) => args[0] !== "SLOWLOG").map(([, , usec]) => usec),
+    ),
+    groups,
+  };
+}
+
+interface ScaleRun {
+  groups: number;
+  source: "discover" | "groups";
+  rssMb: number;
+  peakRssMb: number;
+  scrapeMsMedian: number;
+  scrapeMsMax: number;
+  series: number;
+}
+
+async function measureScale(
+  options: BenchOptions,
+  admin: Redis,
+  url: string,
+  count: number,
+  source: ScaleRun["source"],
+): Promise<ScaleRun> {
+  await admin.flushall();
+  await createTenantStreams(admin, count);
+  const base = daemonConfig(url, {
+    groups:
+      source === "groups"
+        ? Array.from({ length: count }, (_, i) => ({ stream: tenantStream(i), group: GROUP }))
+        : [],
+  });
+  const child = await startDaemonChild(options.cliPath, {
+    ...base,
+    ...(source === "discover"
+      ? { discover: [{ match: "tenant:*:events" }], discovery: { maxGroups: 100_000 } }
+      : {}),
+  });
+  try {
+    const metricsUrl = `${child.httpUrl}/metrics`;
+    // Discovery done, every group swept once (the leader's first pass), the PEL scans run.
+    await waitFor(
+      async () => {
+        const body = (await httpGet(metricsUrl, 60_000)).body;
+        const swept = body
+          .split("\n")
+          .filter(
+            (line) => line.startsWith("stream_janitor_sweeps_total{") && !line.endsWith(" 0"),
+          );
+        return (
+          swept.length >= count &&
+          (source === "groups" || gauge(body, "stream_janitor_discovered_groups") === count)
+        );
+      },
+      { timeoutMs: 300_000, intervalMs: 1000, what: `${count} ${source} groups swept` },
+    );
+    const latencies: number[] = [];
+    let body = "";
+    for (let i = 0; i < 5; i += 1) {
+      const started = performance.now();
+      body = (await httpGet(metricsUrl, 60_000)).body;
+      latencies.push(performance.now() - started);
+    }
+    const status = await memoryStatus(child.pid);
+    return {
+      groups: count,
+      source,
+      rssMb: (status?.rssKb ?? Number.NaN) / 1024,
+      peakRssMb: (status?.hwmKb ?? Number.NaN) / 1024,
+      scrapeMsMedian: median(latencies),
+      scrapeMsMax: max(latencies),
+      series: body.split("\n").filter((line) => line !== "" && !line.startsWith("#")).length,
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+/** Scenario 6: what a discover pattern costs Redis, and the daemon's memory and scrape time at scale. */
+export async function discoveryScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const server = await startRedis([
+    "--slowlog-log-slower-than",
+    "0",
+    "--slowlog-max-len",
+    "100000",
+  ]);
+  const admin = server.client();
+  try {
+    options.log(`  seeding ${TOTAL_KEYS.toLocaleString("en-US")} keys, ${STREAMS} of them streams`);
+    await createTenantStreams(admin, STREAMS);
+    await createOtherKeys(admin, TOTAL_KEYS - STREAMS);
+    const runs = options.quick ? 3 : 10;
+    const scans = [
+      await measureScan(admin, "tenant:*:events", runs),
+      await measureScan(admin, "tenant:1*:events", runs),
+      await measureScan(admin, "nothing:*", runs),
+    ];
+    await admin.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+    const scanTable: Table = {
+      title: `6a. Discovery scan: ${TOTAL_KEYS.toLocaleString("en-US")} keys, ${STREAMS.toLocaleString("en-US")} of them streams with one group (SCAN COUNT 1000 ... TYPE stream, XINFO GROUPS pipelined)`,
+      columns: [
+        "pattern",
+        "groups found",
+        "wall ms (median)",
+        "wall ms (max)",
+        "SCAN calls",
+        "XINFO GROUPS calls",
+        "Redis µs per scan",
+        "slowest single command µs",
+      ],
+      rows: scans.map((scan) => [
+        scan.pattern,
+        scan.groups,
+        fmt(scan.wallMsMedian),
+        fmt(scan.wallMsMax),
+        fmt(scan.scanCalls),
+        fmt(scan.xinfoCalls),
+        fmt(scan.serverUsec),
+        fmt(scan.maxCommandUsec),
+      ]),
+      notes: [
+        `${runs} scans per pattern, one client, loopback; Redis time from INFO commandstats, slowest command from SLOWLOG.`,
+      ],
+    };
+
+    const sizes = options.quick ? [1_000] : [1_000, 10_000];
+    const scale: ScaleRun[] = [];
+    for (const size of sizes) {
+      for (const source of ["discover", "groups"] as const) {
+        options.log(`  ${size} ${source} groups...`);
+        scale.push(await measureScale(options, admin, server.url, size, source));
+      }
+    }
+    const scaleTable: Table = {
+      title:
+        "6b. Daemon memory and /metrics time by number of groups (leader, one group per stream, 5 pending each)",
+      columns: [
+        "groups",
+        "from",
+        "VmRSS MB",
+        "VmHWM MB",
+        "scrape ms (median of 5)",
+        "scrape ms (max)",
+        "series",
+      ],
+      rows: scale.map((run) => [
+        run.groups.toLocaleString("en-US"),
+        run.source,
+        fmt(run.rssMb),
+        fmt(run.peakRssMb),
+        fmt(run.scrapeMsMedian),
+        fmt(run.scrapeMsMax),
+        run.series,
+      ]),
+      notes: [
+        "Measured after discovery, one sweep of every group and the first PEL scans; RSS from /proc/<pid>/status.",
+      ],
+    };
+    const largest = scale.filter((run) => run.source === "discover").at(-1);
+    const targets: TargetCheck[] =
+      largest === undefined
+        ? []
+        : [
+            {
+              scenario: `6 RSS, ${largest.groups.toLocaleString("en-US")} discovered groups`,
+              target: `<= ${RSS_LIMIT_MB} MB`,
+              measured: `${fmt(largest.rssMb)} MB`,
+              met: largest.rssMb <= RSS_LIMIT_MB,
+            },
+            {
+              scenario: `6 /metrics, ${largest.groups.toLocaleString("en-US")} discovered groups`,
+              target: `<= ${SCRAPE_LIMIT_MS} ms`,
+              measured: `${fmt(largest.scrapeMsMedian)} ms`,
+              met: largest.scrapeMsMedian <= SCRAPE_LIMIT_MS,
+            },
+          ];
+    return { name: "discovery", tables: [scanTable, scaleTable], targets, raw: { scans, scale } };
+  } finally {
+    await server.stop();
+  }
+}
