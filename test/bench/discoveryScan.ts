@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import { scanDiscoverPatterns } from "../../src/discovery/discoverGroups.js";
 import { waitFor } from "../support/waitFor.js";
 import { startRedis } from "../support/redisServer.js";
-import { daemonConfig, gauge, httpGet, memoryStatus, startDaemonChild } from "./daemonProcess.js";
+import { daemonConfig, httpGet, memoryStatus, startDaemonChild } from "./daemonProcess.js";
+import { LEASE_KEY } from "./janitorSweep.js";
 import { readCommandStats, resetStats } from "./redisStats.js";
 import type { BenchOptions, ScenarioResult } from "./scenario.js";
 import { max, median, sum } from "./stats.js";
@@ -115,6 +116,7 @@ async function measureScale(
   source: ScaleRun["source"],
 ): Promise<ScaleRun> {
   await admin.flushall();
+  await admin.set(LEASE_KEY, "other-host/1/held-by-the-bench", "PX", 3_600_000);
   await createTenantStreams(admin, count);
   const base = daemonConfig(url, {
     groups:
@@ -130,30 +132,26 @@ async function measureScale(
   });
   try {
     const metricsUrl = `${child.httpUrl}/metrics`;
-    // Discovery done, every group swept once (the leader's first pass), the PEL scans run.
-    await waitFor(
-      async () => {
-        const body = (await httpGet(metricsUrl, 60_000)).body;
-        const swept = body
-          .split("\n")
-          .filter(
-            (line) => line.startsWith("stream_janitor_sweeps_total{") && !line.endsWith(" 0"),
-          );
-        return (
-          swept.length >= count &&
-          (source === "groups" || gauge(body, "stream_janitor_discovered_groups") === count)
-        );
-      },
-      { timeoutMs: 300_000, intervalMs: 1000, what: `${count} ${source} groups swept` },
-    );
+    // A standby (the lease is held elsewhere): what is measured is the cost of holding the
+    // groups and exporting them, not of sweeping. Discovery logs its first result; a listed
+    // configuration is complete at start-up.
+    const ready = source === "discover" ? '"discovered groups changed"' : '"connected to redis"';
+    await waitFor(() => child.recentLines.some((line) => line.includes(ready)), {
+      timeoutMs: 300_000,
+      intervalMs: 200,
+      what: `${count} ${source} groups loaded`,
+    });
     const latencies: number[] = [];
     let body = "";
-    for (let i = 0; i < 5; i += 1) {
+    for (let i = 0; i < 3; i += 1) {
       const started = performance.now();
       body = (await httpGet(metricsUrl, 60_000)).body;
       latencies.push(performance.now() - started);
     }
     const status = await memoryStatus(child.pid);
+    options.log(
+      `    RSS ${fmt((status?.rssKb ?? 0) / 1024)} MB, scrape ${fmt(median(latencies))} ms`,
+    );
     return {
       groups: count,
       source,
@@ -187,6 +185,7 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
       await measureScan(admin, "tenant:1*:events", runs),
       await measureScan(admin, "nothing:*", runs),
     ];
+    for (const scan of scans) options.log(`    ${JSON.stringify(scan)}`);
     await admin.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
     const scanTable: Table = {
       title: `6a. Discovery scan: ${TOTAL_KEYS.toLocaleString("en-US")} keys, ${STREAMS.toLocaleString("en-US")} of them streams with one group (SCAN COUNT 1000 ... TYPE stream, XINFO GROUPS pipelined)`,
@@ -218,20 +217,23 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
     const sizes = options.quick ? [1_000] : [1_000, 10_000];
     const scale: ScaleRun[] = [];
     for (const size of sizes) {
-      for (const source of ["discover", "groups"] as const) {
+      // Listed groups only at the largest size: the "before" figure of the issue.
+      const sources =
+        size === sizes.at(-1) ? (["discover", "groups"] as const) : (["discover"] as const);
+      for (const source of sources) {
         options.log(`  ${size} ${source} groups...`);
         scale.push(await measureScale(options, admin, server.url, size, source));
       }
     }
     const scaleTable: Table = {
       title:
-        "6b. Daemon memory and /metrics time by number of groups (leader, one group per stream, 5 pending each)",
+        "6b. Daemon memory and /metrics time by number of groups (standby, one group per stream, 5 pending each)",
       columns: [
         "groups",
         "from",
         "VmRSS MB",
         "VmHWM MB",
-        "scrape ms (median of 5)",
+        "scrape ms (median of 3)",
         "scrape ms (max)",
         "series",
       ],
@@ -245,7 +247,7 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
         run.series,
       ]),
       notes: [
-        "Measured after discovery, one sweep of every group and the first PEL scans; RSS from /proc/<pid>/status.",
+        "Measured after the first discovery scan (or start-up for listed groups) and 3 scrapes; the first PEL scans run meanwhile; RSS from /proc/<pid>/status.",
       ],
     };
     const largest = scale.filter((run) => run.source === "discover").at(-1);
