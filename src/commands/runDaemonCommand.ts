@@ -1,6 +1,7 @@
 import type { JanitorConfig } from "../config/types.js";
 import { startDaemon, type RunningDaemon } from "../daemon/startDaemon.js";
 import { createLogger } from "../logging/createLogger.js";
+import { HttpListenError } from "../http/createHttpServer.js";
 import { EXIT } from "./exitCodes.js";
 import { readVersion } from "./readVersion.js";
 
@@ -75,8 +76,17 @@ export async function runDaemonCommand(
       shutdown("fatal", EXIT.failure);
     },
   });
-  daemon = starting;
-  const running = await starting;
+  daemon = starting.catch(() => undefined);
+  let running: RunningDaemon;
+  try {
+    running = await starting;
+  } catch (error) {
+    if (!(error instanceof HttpListenError)) throw error;
+    // One clear line, no stack trace: the operator's fix is a setting.
+    logger.fatal({ code: error.code }, error.message);
+    process.stderr.write(`stream-janitor: ${error.message}\n`);
+    return EXIT.failure;
+  }
   logger.info(
     { version, http: running.httpUrl, groups: config.groups.length },
     "stream-janitor running",

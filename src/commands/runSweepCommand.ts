@@ -50,8 +50,13 @@ export async function runSweepCommand(
     await detectCapabilities(sweepRedis);
     const term = await lease.tryAcquireOnce();
     if (term === undefined) {
+      const holder = await lease.holder().catch(() => "unknown" as const);
+      const who =
+        holder === undefined || holder === "unknown"
+          ? "another process (it left no holder record)"
+          : `${holder.host} (pid ${holder.pid}, fencing token ${holder.fencingToken})`;
       process.stderr.write(
-        `stream-janitor: the lease ${config.lease.key} is held by another process; not sweeping\n`,
+        `stream-janitor: the lease ${config.lease.key} is held by ${who}; not sweeping\n`,
       );
       return EXIT.leaseHeld;
     }

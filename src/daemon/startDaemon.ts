@@ -14,6 +14,8 @@ import { Supervisor } from "./Supervisor.js";
 import { TeardownStack } from "./TeardownStack.js";
 import { waitForRedis } from "./waitForRedis.js";
 import { GroupSet } from "./GroupSet.js";
+import { describeServer } from "./describeServer.js";
+import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
 import { checkHasWork } from "../config/checkHasWork.js";
 import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";
 import { Discovery } from "../discovery/Discovery.js";
@@ -176,7 +178,20 @@ export async function startDaemon(
     const bootController = new AbortController();
     const boot = (async () => {
       const capabilities = await waitForRedis(sweepRedis, logger, bootController.signal);
-      logger.info({ capabilities, groups: groupSet.current().length }, "connected to redis");
+      const server = await describeServer(sweepRedis).catch(() => undefined);
+      const endpoint = maskRedisUrl(config.redis.url);
+      const serverName =
+        server === undefined ? "the server" : `${server.product} ${server.version}`;
+      logger.info(
+        {
+          endpoint,
+          server,
+          mode: server?.mode,
+          capabilities,
+          groups: groupSet.current().length,
+        },
+        `connected to ${serverName} at ${endpoint}${server === undefined ? "" : ` (${server.mode})`}`,
+      );
       refresher.setCapabilities(capabilities);
       refresher.start();
       await discovery.start();

@@ -24,11 +24,9 @@ function where(record: LogRecord): string {
 /** The friendly line for one of the daemon's log messages; undefined to leave it out. */
 function describe(record: LogRecord): string | undefined {
   const n = (key: string): number => Number(record[key] ?? 0);
+  // The daemon's start-up line already reads well: "connected to Redis 7.0.15 at ... (standalone)".
+  if (typeof record.msg === "string" && record.msg.startsWith("connected to ")) return record.msg;
   switch (record.msg) {
-    case "connected to redis": {
-      const capabilities = record.capabilities as { version?: unknown } | undefined;
-      return `connected to Redis ${text(capabilities?.version)}`;
-    }
     case "lease acquired":
       return `acquired the lease: this process is the leader (fencing token ${text(record.fencingToken)}) and sweeps every second`;
     case "lease given up":

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 
@@ -12,6 +12,8 @@ export interface HttpServerOptions {
   beforeScrape: () => Promise<void>;
   /** True once configuration is loaded and Redis answers; never depends on leadership. */
   isReady: () => Promise<boolean>;
+  /** Cap on open connections (default HTTP_LIMITS.MAX_CONNECTIONS; tests use a small one). */
+  maxConnections?: number;
 }
 
 export interface RunningHttpServer {
@@ -28,6 +30,66 @@ function send(
 ): void {
   response.writeHead(status, { "content-type": contentType, "cache-control": "no-store" });
   response.end(body);
+}
+
+/**
+ * Bounds that keep the port answering under a port scanner or a slow-loris: a client must send
+ * its headers within HEADERS_TIMEOUT_MS and its request within REQUEST_TIMEOUT_MS (checked every
+ * CHECK_INTERVAL_MS), an idle keep-alive connection closes after KEEP_ALIVE_TIMEOUT_MS, and at
+ * most MAX_CONNECTIONS are open: beyond it the oldest connection that is not serving a request
+ * (half-open or idle) is closed to make room, so a probe still gets in while the cap holds the
+ * file descriptors the Redis connections need.
+ */
+export const HTTP_LIMITS = {
+  HEADERS_TIMEOUT_MS: 5_000,
+  REQUEST_TIMEOUT_MS: 10_000,
+  KEEP_ALIVE_TIMEOUT_MS: 5_000,
+  CHECK_INTERVAL_MS: 1_000,
+  MAX_CONNECTIONS: 1_024,
+} as const;
+
+/** A clear one-line failure to listen (EADDRINUSE, EACCES...), naming the setting to change. */
+export class HttpListenError extends Error {
+  override readonly name = "HttpListenError";
+  readonly code: string;
+  constructor(host: string, port: number, code: string) {
+    const reason =
+      code === "EADDRINUSE"
+        ? "another process already listens there"
+        : code === "EACCES"
+          ? "this user may not bind that port"
+          : code === "EADDRNOTAVAIL"
+            ? "that address is not one of this machine's"
+            : "the port could not be opened";
+    super(
+      `cannot listen on http.host ${host}, http.port ${port} (${code}): ${reason}; set http.port (STREAM_JANITOR_HTTP_PORT) or http.host`,
+    );
+    this.code = code;
+  }
+}
+
+/** Evicts the oldest connection that is not serving a request when a new one exceeds the cap. */
+function capConnections(server: Server, maxConnections: number): void {
+  // Insertion-ordered: the first is the connection idle (or half-open) the longest.
+  const idle = new Set<Socket>();
+  let open = 0;
+  server.on("connection", (socket: Socket) => {
+    open += 1;
+    idle.add(socket);
+    socket.once("close", () => {
+      open -= 1;
+      idle.delete(socket);
+    });
+    if (open <= maxConnections) return;
+    const oldest = idle.values().next().value;
+    (oldest ?? socket).destroy();
+  });
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    idle.delete(request.socket);
+    response.once("finish", () => {
+      if (!request.socket.destroyed) idle.add(request.socket);
+    });
+  });
 }
 
 /** /metrics, /livez and /readyz on node:http: three routes need no framework. */
@@ -62,18 +124,29 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         send(response, 404, "not found: try /metrics, /livez or /readyz\n");
     }
   };
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      log.error({ err: error, path: request.url }, "http handler failed");
-      if (!response.headersSent) send(response, 500, "internal error\n");
-      else response.destroy();
-    });
-  });
-  server.keepAliveTimeout = 5000;
+  const server = createServer(
+    {
+      headersTimeout: HTTP_LIMITS.HEADERS_TIMEOUT_MS,
+      requestTimeout: HTTP_LIMITS.REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: HTTP_LIMITS.KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: HTTP_LIMITS.CHECK_INTERVAL_MS,
+    },
+    (request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        log.error({ err: error, path: request.url }, "http handler failed");
+        if (!response.headersSent) send(response, 500, "internal error\n");
+        else response.destroy();
+      });
+    },
+  );
+  capConnections(server, options.maxConnections ?? HTTP_LIMITS.MAX_CONNECTIONS);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (error: NodeJS.ErrnoException): void => {
+      reject(new HttpListenError(options.host, options.port, error.code ?? "unknown"));
+    };
+    server.once("error", failed);
     server.listen(options.port, options.host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve();
     });
   });

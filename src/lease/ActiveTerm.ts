@@ -1,8 +1,11 @@
+import type { Lock } from "redlock";
 import type { Timers } from "./timers.js";
 import { LeaseLostError, type Fence, type LeaderTerm, type LostReason } from "./types.js";
 
 export interface ActiveTermOptions {
   fence: Fence;
+  /** redlock's handle on the key; replaced by each successful extension. */
+  lock: Lock;
   fencingToken: number;
   /** Monotonic time at which the acquisition that started this term was sent. */
   acquireSentAt: number;
@@ -24,6 +27,8 @@ export class ActiveTerm {
   readonly view: LeaderTerm;
   /** When the last renewal attempt (successful or not) was sent: the renew cadence counts from it. */
   lastAttemptSentAt: number;
+  /** The latest Lock redlock handed back (extend returns a new one). */
+  lock: Lock;
   private readonly controller = new AbortController();
   private readonly options: ActiveTermOptions;
   private lastSuccessSentAt: number;
@@ -36,6 +41,7 @@ export class ActiveTerm {
       fence: Object.freeze({ ...options.fence }),
       fencingToken: options.fencingToken,
     });
+    this.lock = options.lock;
     this.lastSuccessSentAt = options.acquireSentAt;
     this.lastAttemptSentAt = options.acquireSentAt;
     this.armDeadline();

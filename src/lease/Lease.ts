@@ -1,20 +1,14 @@
-import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { hostname } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
+import type { Lock } from "redlock";
 import { ActiveTerm } from "./ActiveTerm.js";
-import { LeaseLock, type AcquireResult } from "./LeaseLock.js";
+import { LeaseLock, type AcquireResult, type LeaseHolder } from "./LeaseLock.js";
 import { OutageLog } from "./OutageLog.js";
 import { realTimers, sleep, type Timers } from "./timers.js";
 import type { Fence, LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
 
-export type { LeaseOptions };
-
-/** Holder identity in the key: readable by operators (`GET`), unique per candidacy. */
-function newValue(): string {
-  return `${hostname()}/${process.pid}/${randomBytes(12).toString("hex")}`;
-}
+export type { LeaseOptions, LeaseHolder };
 
 /**
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
@@ -34,15 +28,10 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private attempt: Promise<ActiveTerm | undefined> | undefined;
   private stopping: Promise<void> | undefined;
   private active: ActiveTerm | undefined;
-  /**
-   * One value per candidacy, reused by every attempt until it wins: an attempt whose reply was
-   * lost may have succeeded, and the next attempt then finds our value in Redis and adopts it.
-   */
-  private candidateValue = newValue();
-  /** An attempt with candidateValue had an unknown outcome: release it on stop. */
-  private candidateMaybeHeld = false;
-  /** Value of a term that ended without Redis saying it was gone: release before the next try. */
-  private staleValue: string | undefined;
+  /** Lock of a term that ended without Redis saying it was gone: release before the next try. */
+  private staleLock: Lock | undefined;
+  /** The holder a standby last reported, so that it says so once per change of leader. */
+  private lastHolderSeen = "";
   private readonly outage: OutageLog;
 
   constructor(options: LeaseOptions) {
@@ -108,7 +97,6 @@ export class Lease extends EventEmitter<LeaseEvents> {
     await this.loop;
     await this.attempt?.catch(() => undefined);
     await this.releaseStale();
-    if (this.candidateMaybeHeld) await this.releaseQuietly(this.candidateValue);
     this.log.info("lease stopped");
   }
 
@@ -146,30 +134,36 @@ export class Lease extends EventEmitter<LeaseEvents> {
     }
   }
 
+  /** Who holds the lease (for `sweep`'s exit 75 and for standbys' logs); undefined when free. */
+  holder(): Promise<LeaseHolder | "unknown" | undefined> {
+    return this.lock.holder();
+  }
+
   private async acquireAttempt(): Promise<ActiveTerm | undefined> {
-    const value = this.candidateValue;
     const sentAt = this.now();
-    let result: AcquireResult;
-    try {
-      result = await this.lock.acquire(value);
-    } catch (error) {
-      this.candidateMaybeHeld = true;
-      throw error;
-    }
+    // An unknown outcome rejects; redlock has then already sent the release of the value it
+    // tried, right behind it on the same connection, so nothing is left to adopt or clean up.
+    const result: AcquireResult = await this.lock.acquire();
     this.outage.succeeded();
-    if (result.status === "held") return undefined;
+    if (result.status === "held") {
+      if (this.mode === "elect") await this.reportHolder();
+      return undefined;
+    }
+    const { lock } = result;
     if (this.stopController.signal.aborted) {
-      await this.releaseQuietly(value);
+      await this.releaseQuietly(lock);
       return undefined;
     }
     if (sentAt + this.options.renewDeadlineMs <= this.now()) {
-      // Answered too late to act on; the key holds our value, so the next attempt adopts it.
-      this.candidateMaybeHeld = true;
-      this.log.warn("lease acquired after the renew deadline; not acting on it");
+      // Answered too late to act on (a slow link): give the key back for a faster replica.
+      this.log.warn("lease acquired after the renew deadline; releasing it without acting");
+      await this.releaseQuietly(lock);
       return undefined;
     }
+    this.lastHolderSeen = "";
     const term = new ActiveTerm({
-      fence: { key: this.options.key, value },
+      fence: { key: this.options.key, value: lock.value },
+      lock,
       fencingToken: result.fencingToken,
       acquireSentAt: sentAt,
       renewDeadlineMs: this.options.renewDeadlineMs,
@@ -178,12 +172,26 @@ export class Lease extends EventEmitter<LeaseEvents> {
       onDeadline: (ended) => this.endTerm(ended, "renew-deadline"),
     });
     this.active = term;
-    this.candidateValue = newValue();
-    this.candidateMaybeHeld = false;
-    const adopted = result.status === "adopted";
-    this.log.info({ fencingToken: result.fencingToken, adopted }, "lease acquired");
+    this.log.info({ fencingToken: result.fencingToken }, "lease acquired");
     this.emitSafely("acquired", term.view);
     return term;
+  }
+
+  /** A standby says at info who leads, once per change of leader. */
+  private async reportHolder(): Promise<void> {
+    const holder = await this.lock.holder().catch(() => "unknown" as const);
+    const seen = JSON.stringify(holder ?? null);
+    if (seen === this.lastHolderSeen) return;
+    this.lastHolderSeen = seen;
+    if (holder === undefined) return;
+    if (holder === "unknown") {
+      this.log.info("standing by: the lease is held by a process that left no holder record");
+      return;
+    }
+    this.log.info(
+      { leader: { host: holder.host, pid: holder.pid, fencingToken: holder.fencingToken } },
+      `standing by: the lease is held by ${holder.host} (pid ${holder.pid})`,
+    );
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {
@@ -193,9 +201,9 @@ export class Lease extends EventEmitter<LeaseEvents> {
     if (stop.aborted || term.ended) return;
     const sentAt = this.now();
     term.lastAttemptSentAt = sentAt;
-    let ours: boolean;
+    let extended: Lock | undefined;
     try {
-      ours = await this.lock.extend(term.value);
+      extended = await this.lock.extend(term.lock);
     } catch (error) {
       // Unknown outcome: keep trying; the deadline timer decides when to give up.
       if (!term.ended) this.outage.failed(error, "renew", { remainingMs: term.remainingMs() });
@@ -203,8 +211,13 @@ export class Lease extends EventEmitter<LeaseEvents> {
     }
     this.outage.succeeded();
     if (term.ended) return; // a late answer cannot revive a term whose deadline passed
-    if (ours) term.renewed(sentAt);
-    else this.endTerm(term, "lease-taken");
+    if (extended === undefined) {
+      this.endTerm(term, "lease-taken");
+      return;
+    }
+    term.lock = extended;
+    term.renewed(sentAt);
+    this.emitSafely("renewed", term.view);
   }
 
   private endTerm(term: ActiveTerm, reason: LostReason): void {
@@ -212,7 +225,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     if (this.active === term) this.active = undefined;
     // Redis may still hold our value (slow, or we are stopping): compare-and-delete it later so a
     // standby need not wait for the TTL. After "lease-taken" the key is not ours to delete.
-    if (reason !== "lease-taken") this.staleValue = term.value;
+    if (reason !== "lease-taken") this.staleLock = term.lock;
     const fields = { reason, fencingToken: term.view.fencingToken };
     if (reason === "stopped") this.log.info(fields, "lease given up");
     else this.log.warn(fields, "lease lost");
@@ -220,16 +233,15 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async releaseStale(): Promise<void> {
-    const value = this.staleValue;
-    if (value === undefined) return;
-    this.staleValue = undefined;
-    await this.releaseQuietly(value);
+    const lock = this.staleLock;
+    if (lock === undefined) return;
+    this.staleLock = undefined;
+    await this.releaseQuietly(lock);
   }
 
-  private async releaseQuietly(value: string): Promise<void> {
+  private async releaseQuietly(lock: Lock): Promise<void> {
     try {
-      const released = await this.lock.release(value);
-      if (value === this.candidateValue) this.candidateMaybeHeld = false;
+      const released = await this.lock.release(lock);
       this.log.debug({ released }, "lease release");
     } catch (error) {
       this.log.debug({ err: error }, "lease release failed; the key expires by its TTL");

@@ -1,11 +1,20 @@
+import { hostname } from "node:os";
 import type { Redis } from "ioredis";
-import Redlock, { ExecutionError, Lock, ResourceLockedError } from "redlock";
+import Redlock, { ResourceLockedError, type Lock } from "redlock";
 import { hashTag } from "../redis/keySlot.js";
 import { registerScripts, type ScriptedRedis } from "../redis/scriptedRedis.js";
 
-/** Outcome of one acquire attempt. `adopted`: Redis already held our value (an earlier reply was lost). */
+/** Who holds the lease, as recorded at its acquisition. */
+export interface LeaseHolder {
+  readonly host: string;
+  readonly pid: number;
+  readonly fencingToken: number;
+  readonly acquiredAtMs: number;
+}
+
+/** Outcome of one acquire attempt. */
 export type AcquireResult =
-  | { readonly status: "acquired" | "adopted"; readonly fencingToken: number }
+  | { readonly status: "acquired"; readonly lock: Lock; readonly fencingToken: number }
   | { readonly status: "held" };
 
 /**
@@ -18,18 +27,21 @@ export function companionKey(leaseKey: string, suffix: string): string {
 }
 
 /**
- * The only module that knows the lock library (swap it here). Extend and release go through
- * redlock (5.0.0-beta.2, retryCount 0: its retries can hand back an expired lock, #169). Acquire
- * is our own script (scripts/acquireLease.lua) on the same connection, because redlock cannot meet two requirements:
- * `acquire()` draws the value internally and never returns it when the reply is lost, so a later
- * attempt could not recognise our own lock; and its script must return the number of keys set, so
- * it cannot INCR and return a fencing token atomically with the SET.
+ * The only module that knows the lock library (swap it here). redlock 5.0.0-beta.2 is used
+ * through its documented API only: `acquire`, `extend`, `release`, and its "error" event to
+ * tell contention (ResourceLockedError) from a Redis that did not answer. retryCount 0: its
+ * retries can hand back an expired lock (#169); the Lease retries on its own cadence.
+ *
+ * Every acquire writes a fresh random value with SET PX only if the key is free, and never
+ * refreshes a value it did not just write. So an acquire whose reply is lost (a slow link) can
+ * hold the key only until redlock's own release of that value lands right behind it on the same
+ * connection, or at worst for one TTL: it can never keep the key alive.
  */
 export class LeaseLock {
   readonly key: string;
   readonly tokenKey: string;
+  readonly holderKey: string;
   private readonly redis: ScriptedRedis;
-  private readonly redlock: Redlock;
   private readonly ttlMs: number;
 
   constructor(redis: Redis, key: string, ttlMs: number) {
@@ -37,68 +49,83 @@ export class LeaseLock {
     this.key = key;
     this.ttlMs = ttlMs;
     this.tokenKey = companionKey(key, "token");
-    // driftFactor is irrelevant to us: the local deadline timer, not redlock's wall-clock
-    // expiration, decides when we stop acting.
-    this.redlock = new Redlock([redis], { retryCount: 0, driftFactor: 0.01 });
-  }
-
-  /** One attempt. Rejects on Redis errors (timeout, connection): the outcome is then unknown. */
-  async acquire(value: string): Promise<AcquireResult> {
-    const keys = [this.key, this.tokenKey];
-    const reply = await this.redis.sjAcquireLease(keys.length, ...keys, value, this.ttlMs);
-    if (!Array.isArray(reply) || typeof reply[0] !== "number" || typeof reply[1] !== "number") {
-      throw new Error(`unexpected reply to the lease acquire script: ${JSON.stringify(reply)}`);
-    }
-    if (reply[0] === 0) return { status: "held" };
-    return { status: reply[0] === 2 ? "adopted" : "acquired", fencingToken: reply[1] };
+    this.holderKey = companionKey(key, "holder");
   }
 
   /**
-   * Extends the TTL if the key still holds `value`. Resolves false when it definitely does not
-   * (the lease is gone); rejects when the outcome is unknown (Redis unreachable, timeout).
+   * One attempt: "held" when another value holds the key. Rejects when the outcome is unknown
+   * (timeout, connection): redlock has then already sent a release of the value it tried.
    */
-  async extend(value: string): Promise<boolean> {
+  async acquire(): Promise<AcquireResult> {
+    const lock = await this.run((redlock) => redlock.acquire([this.key], this.ttlMs));
+    if (lock === undefined) return { status: "held" };
+    let token: unknown;
     try {
-      await this.redlock.extend(this.lockFor(value), this.ttlMs);
-      return true;
+      const keys = [this.key, this.tokenKey, this.holderKey];
+      token = await this.redis.sjFenceLease(
+        keys.length,
+        ...keys,
+        lock.value,
+        hostname(),
+        process.pid,
+      );
     } catch (error) {
-      return notOurs(error);
+      await this.release(lock).catch(() => undefined);
+      throw error;
     }
-  }
-
-  /** Compare-and-delete. Resolves false when the key did not hold `value`. */
-  async release(value: string): Promise<boolean> {
-    try {
-      await this.redlock.release(this.lockFor(value));
-      return true;
-    } catch (error) {
-      return notOurs(error);
+    if (typeof token !== "number") {
+      throw new Error(`unexpected reply to the lease fence script: ${JSON.stringify(token)}`);
     }
+    // 0: the key expired or moved between the two calls; nothing of ours is left in it.
+    return token === 0 ? { status: "held" } : { status: "acquired", lock, fencingToken: token };
   }
 
   /**
-   * redlock only extends or releases its own Lock objects; its expiration is a wall-clock guess
-   * we do not rely on, so it is set to never block the call.
+   * Extends the TTL if the key still holds the lock's value: the extended lock, or undefined
+   * when it definitely does not (the lease is gone). Rejects when the outcome is unknown.
    */
-  private lockFor(value: string): Lock {
-    return new Lock(this.redlock, [this.key], value, [], Number.POSITIVE_INFINITY);
+  extend(lock: Lock): Promise<Lock | undefined> {
+    return this.run((redlock) => redlock.extend(lock, this.ttlMs));
   }
-}
 
-/**
- * redlock reports contention and transport failures alike as a generic ExecutionError; the votes
- * inside tell them apart. Contention (ResourceLockedError) → false; anything else is rethrown with
- * the underlying cause, because "no answer" must not be mistaken for "not ours".
- */
-async function notOurs(error: unknown): Promise<false> {
-  if (!(error instanceof ExecutionError)) throw error;
-  const causes: Error[] = [];
-  for (const attempt of error.attempts) {
-    const stats = await attempt;
-    causes.push(...stats.votesAgainst.values());
+  /** Compare-and-delete. Resolves false when the key did not hold the lock's value. */
+  async release(lock: Lock): Promise<boolean> {
+    const released = await this.run((redlock) => redlock.release(lock));
+    return released !== undefined;
   }
-  if (causes.length > 0 && causes.every((cause) => cause instanceof ResourceLockedError)) {
-    return false;
+
+  /** Who holds the lease now, when the holder record matches the key; undefined when free. */
+  async holder(): Promise<LeaseHolder | "unknown" | undefined> {
+    const [value, record] = await Promise.all([
+      this.redis.get(this.key),
+      this.redis.hgetall(this.holderKey),
+    ]);
+    if (value === null) return undefined;
+    if (record.value !== value) return "unknown";
+    return {
+      host: record.host ?? "?",
+      pid: Number(record.pid),
+      fencingToken: Number(record.fencingToken),
+      acquiredAtMs: Number(record.acquiredAtMs),
+    };
   }
-  throw causes[0] ?? error;
+
+  /**
+   * Runs one redlock operation on an instance of its own, so that the "error" events it emits
+   * (the documented way to see why a vote failed) belong to this operation only. Contention →
+   * undefined; any other failure → the first error Redis gave, because "no answer" must not be
+   * mistaken for "not ours".
+   */
+  private async run<T>(operation: (redlock: Redlock) => Promise<T>): Promise<T | undefined> {
+    const redlock = new Redlock([this.redis], { retryCount: 0, driftFactor: 0.01 });
+    const errors: Error[] = [];
+    redlock.on("error", (error) => errors.push(error));
+    try {
+      return await operation(redlock);
+    } catch (error) {
+      const [cause] = errors;
+      if (cause instanceof ResourceLockedError) return undefined;
+      throw cause ?? error;
+    }
+  }
 }

@@ -52,5 +52,7 @@ export class LeaseLostError extends Error {
 /** Typed events of a Lease. */
 export interface LeaseEvents {
   acquired: [term: LeaderTerm];
+  /** A renewal succeeded (the deadline moved). */
+  renewed: [term: LeaderTerm];
   lost: [reason: LostReason, term: LeaderTerm];
 }

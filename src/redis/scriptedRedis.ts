@@ -7,7 +7,7 @@ import type { Cluster, Redis } from "ioredis";
  */
 const SCRIPTS = {
   sjSweepPage: "sweepPage.lua",
-  sjAcquireLease: "acquireLease.lua",
+  sjFenceLease: "fenceLease.lua",
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;

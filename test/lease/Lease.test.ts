@@ -1,11 +1,20 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import type { LostReason } from "../../src/lease/types.js";
 import { waitFor } from "../support/waitFor.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { FAST, leaseConnection, nextEvent, RecordingTimers, silentLogger } from "./leaseTestKit.js";
+import {
+  attempts,
+  BUSY_MARGIN_MS,
+  countCommands,
+  events,
+  FAST,
+  leaseConnection,
+  nextEvent,
+  RecordingTimers,
+  silentLogger,
+} from "./leaseTestKit.js";
 
 const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -18,12 +27,13 @@ afterEach(async () => {
 async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
   const redis = await leaseConnection(fixture.server);
   const timers = new RecordingTimers();
+  const commands = countCommands(redis);
   const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
   cleanup.push(async () => {
     await lease.stop();
     redis.disconnect();
   });
-  return { lease, redis, timers };
+  return { lease, redis, timers, commands };
 }
 
 describe("Lease", () => {
@@ -32,8 +42,9 @@ describe("Lease", () => {
     const all = await Promise.all([newLease(key), newLease(key), newLease(key)]);
     for (const { lease } of all) lease.start();
     await waitFor(() => all.some(({ lease }) => lease.isLeader));
-    // Several acquire periods later, still exactly one.
-    await delay(FAST.ttlMs);
+    // Several acquire attempts of every standby later, still exactly one.
+    const standbys = all.filter(({ lease }) => !lease.isLeader);
+    await Promise.all(standbys.map(({ commands }) => attempts(commands, 5)));
     const leaders = all.filter(({ lease }) => lease.isLeader);
     expect(leaders).toHaveLength(1);
     const leader = leaders[0]?.lease;
@@ -49,7 +60,8 @@ describe("Lease", () => {
     lease.on("lost", (reason) => losses.push(reason));
     lease.start();
     const [term] = await nextEvent(lease, "acquired");
-    await delay(5 * FAST.ttlMs);
+    // Two TTLs' worth of renewals: the key would have expired twice without them.
+    await events(lease, "renewed", (2 * FAST.ttlMs) / FAST.retryPeriodMs);
     expect(losses).toEqual([]);
     expect(lease.term).toBe(term);
     expect(lease.term?.signal.aborted).toBe(false);
@@ -64,7 +76,7 @@ describe("Lease", () => {
     await nextEvent(first.lease, "acquired");
     const second = await newLease(key, slow);
     second.lease.start();
-    await delay(3 * slow.retryPeriodMs);
+    await attempts(second.commands, 3);
     expect(second.lease.isLeader).toBe(false);
     const signal = first.lease.term?.signal;
     const takeover = nextEvent(second.lease, "acquired");
@@ -72,7 +84,8 @@ describe("Lease", () => {
     await first.lease.stop();
     expect(signal?.aborted).toBe(true);
     await takeover;
-    expect(performance.now() - stoppedAt).toBeLessThan(slow.ttlMs / 5);
+    // Released, not expired: one acquire period of the standby, far below the TTL.
+    expect(performance.now() - stoppedAt).toBeLessThan(1.2 * slow.retryPeriodMs + BUSY_MARGIN_MS);
   });
 
   it.each([
@@ -87,7 +100,8 @@ describe("Lease", () => {
     const stolenAt = performance.now();
     await steal(key);
     const [reason, lostTerm] = await lost;
-    expect(performance.now() - stolenAt).toBeLessThan(FAST.renewDeadlineMs + 100);
+    // Found at the next renewal: one retry period (plus a late timer).
+    expect(performance.now() - stolenAt).toBeLessThan(FAST.retryPeriodMs + BUSY_MARGIN_MS);
     expect(reason).toBe("lease-taken");
     expect(lostTerm).toBe(term);
     expect(term.signal.aborted).toBe(true);
@@ -97,9 +111,9 @@ describe("Lease", () => {
   it("stays standby while another value holds the key", async () => {
     const key = uniquePrefix("held");
     await fixture.redis.set(key, "someone-else", "PX", 10_000);
-    const { lease } = await newLease(key);
+    const { lease, commands } = await newLease(key);
     lease.start();
-    await delay(5 * FAST.retryPeriodMs);
+    await attempts(commands, 5);
     expect(lease.isLeader).toBe(false);
     expect(await fixture.redis.get(key)).toBe("someone-else");
   });
@@ -133,7 +147,7 @@ describe("Lease", () => {
     const term = await oneShot.lease.tryAcquireOnce();
     expect(term?.fencingToken).toBe(2);
     expect(await oneShot.lease.tryAcquireOnce()).toBe(term);
-    await delay(3 * FAST.ttlMs);
+    await events(oneShot.lease, "renewed", (2 * FAST.ttlMs) / FAST.retryPeriodMs);
     expect(term?.signal.aborted).toBe(false);
     expect(await fixture.redis.get(key)).toBe(term?.fence.value);
     await oneShot.lease.stop();

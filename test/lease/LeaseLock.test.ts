@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companionKey, LeaseLock } from "../../src/lease/LeaseLock.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
-import { leaseConnection } from "./leaseTestKit.js";
+import { waitFor } from "../support/waitFor.js";
+import { COMMAND_TIMEOUT_MS, leaseConnection } from "./leaseTestKit.js";
 
 let server: RedisServer;
 let admin: Redis;
@@ -28,57 +29,96 @@ describe("companionKey", () => {
   });
 });
 
+/** The lock of an acquisition that must succeed. */
+async function acquired(lock: LeaseLock) {
+  const result = await lock.acquire();
+  if (result.status !== "acquired") throw new Error("expected the lease to be free");
+  return result;
+}
+
 describe("LeaseLock", () => {
-  it("acquires a free key with a new fencing token, refuses a held one", async () => {
+  it("acquires a free key with a new fencing token and a holder record, refuses a held one", async () => {
     const key = uniquePrefix("acquire");
     const lock = new LeaseLock(conn, key, 5_000);
-    expect(await lock.acquire("a")).toEqual({ status: "acquired", fencingToken: 1 });
-    expect(await lock.acquire("b")).toEqual({ status: "held" });
-    expect(await admin.get(key)).toBe("a");
+    const first = await acquired(lock);
+    expect(first.fencingToken).toBe(1);
+    expect(await lock.acquire()).toEqual({ status: "held" });
+    expect(await admin.get(key)).toBe(first.lock.value);
+    expect(await lock.holder()).toMatchObject({ pid: process.pid, fencingToken: 1 });
     await admin.del(key);
-    expect(await lock.acquire("b")).toEqual({ status: "acquired", fencingToken: 2 });
+    expect(await lock.holder()).toBeUndefined();
+    const second = await acquired(lock);
+    expect(second.fencingToken).toBe(2);
+    expect(second.lock.value).not.toBe(first.lock.value);
     expect(await admin.get(lock.tokenKey)).toBe("2");
+    await admin.set(key, "written-by-someone-else");
+    expect(await lock.holder()).toBe("unknown");
   });
 
-  it("adopts its own value (a lost reply) without a new token, refreshing the TTL", async () => {
-    const key = uniquePrefix("adopt");
+  it("never refreshes a value it did not just write: each attempt writes a new one with SET NX PX", async () => {
+    const key = uniquePrefix("no-refresh");
     const lock = new LeaseLock(conn, key, 5_000);
-    await lock.acquire("mine");
-    await admin.pexpire(key, 50);
-    expect(await lock.acquire("mine")).toEqual({ status: "adopted", fencingToken: 1 });
-    expect(await admin.pttl(key)).toBeGreaterThan(4_000);
-    expect(await admin.get(lock.tokenKey)).toBe("1");
+    const first = await acquired(lock);
+    await admin.pexpire(key, 10_000_000);
+    expect(await lock.acquire()).toEqual({ status: "held" });
+    // The held attempt did not touch the TTL of the value in the key (the old script did).
+    expect(await admin.pttl(key)).toBeGreaterThan(5_000);
+    expect(await admin.get(key)).toBe(first.lock.value);
   });
 
-  it("extends only its own value, and says false (not an error) when the key is gone", async () => {
+  it("extends only its own value, and says undefined (not an error) when the key is gone", async () => {
     const key = uniquePrefix("extend");
     const lock = new LeaseLock(conn, key, 5_000);
-    await lock.acquire("mine");
+    const { lock: mine } = await acquired(lock);
     await admin.pexpire(key, 100);
-    expect(await lock.extend("mine")).toBe(true);
+    const extended = await lock.extend(mine);
+    expect(extended?.value).toBe(mine.value);
     expect(await admin.pttl(key)).toBeGreaterThan(4_000);
-    expect(await lock.extend("theirs")).toBe(false);
+    if (extended === undefined) throw new Error("expected the extension to succeed");
+    await admin.set(key, "theirs");
+    expect(await lock.extend(extended)).toBeUndefined();
     await admin.del(key);
-    expect(await lock.extend("mine")).toBe(false);
+    expect(await lock.extend(extended)).toBeUndefined();
     expect(await admin.exists(key)).toBe(0);
   });
 
   it("releases by compare-and-delete", async () => {
     const key = uniquePrefix("release");
     const lock = new LeaseLock(conn, key, 5_000);
-    await lock.acquire("mine");
-    expect(await lock.release("theirs")).toBe(false);
-    expect(await admin.get(key)).toBe("mine");
-    expect(await lock.release("mine")).toBe(true);
+    const { lock: mine } = await acquired(lock);
+    await admin.set(key, "theirs");
+    expect(await lock.release(mine)).toBe(false);
+    expect(await admin.get(key)).toBe("theirs");
+    await admin.del(key);
+    const { lock: again } = await acquired(lock);
+    expect(await lock.release(again)).toBe(true);
     expect(await admin.exists(key)).toBe(0);
   });
 
   it("rejects (unknown outcome) instead of saying 'not ours' when Redis does not answer", async () => {
     const key = uniquePrefix("no-answer");
     const lock = new LeaseLock(conn, key, 5_000);
-    await lock.acquire("mine");
-    await admin.call("CLIENT", "PAUSE", "300", "ALL");
-    await expect(lock.extend("mine")).rejects.toThrow(/timed out/i);
-    await expect(lock.acquire("other")).rejects.toThrow(/timed out/i);
+    const { lock: mine } = await acquired(lock);
+    await admin.call("CLIENT", "PAUSE", String(2 * COMMAND_TIMEOUT_MS), "ALL");
+    await expect(lock.extend(mine)).rejects.toThrow(/timed out/i);
+    await expect(lock.acquire()).rejects.toThrow(/timed out/i);
+  });
+
+  it("an acquire whose reply was lost leaves nothing held: redlock's release runs right behind it", async () => {
+    const key = uniquePrefix("lost-reply");
+    const lock = new LeaseLock(conn, key, 60_000);
+    await admin.call("CLIENT", "PAUSE", String(2 * COMMAND_TIMEOUT_MS), "WRITE");
+    await expect(lock.acquire()).rejects.toThrow(/timed out/i);
+    // The same connection answers in order: once PING does, the acquire and its release ran.
+    await waitFor(
+      () =>
+        conn.ping().then(
+          () => true,
+          () => false,
+        ),
+      { what: "the pause to end" },
+    );
+    expect(await admin.exists(key)).toBe(0);
+    expect(await admin.exists(lock.tokenKey)).toBe(0);
   });
 });

@@ -2,14 +2,39 @@ import { once } from "node:events";
 import { Redis, type RedisOptions } from "ioredis";
 import { pino } from "pino";
 import { vi } from "vitest";
+import { waitFor } from "../support/waitFor.js";
 import type { Lease } from "../../src/lease/Lease.js";
 import type { Timers } from "../../src/lease/timers.js";
 import type { LeaseEvents } from "../../src/lease/types.js";
 
 export const silentLogger = pino({ level: "silent" });
 
-/** Tiny timings that satisfy ttl > deadline > 1.2 * period. */
-export const FAST = { ttlMs: 300, renewDeadlineMs: 200, retryPeriodMs: 50 } as const;
+/**
+ * Small timings that satisfy ttl > deadline > 1.2 * period, with room for a busy two-core
+ * machine: the deadline leaves 2.5 command timeouts, and the command timeout is 4 periods (a
+ * 100 ms timeout once failed 2 of 28 tests while the cores were busy).
+ */
+export const FAST = { ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 } as const;
+export const COMMAND_TIMEOUT_MS = 400;
+
+/** What a timer or a reply may be late by on a busy two-core machine; added to derived bounds. */
+export const BUSY_MARGIN_MS = 500;
+
+/** Resolves after `lease` emitted `event` `count` times from now (time measured in lease steps). */
+export async function events(lease: Lease, event: keyof LeaseEvents, count: number): Promise<void> {
+  for (let seen = 0; seen < count; seen += 1) await once(lease, event);
+}
+
+/**
+ * Resolves once `commands` grew by `count` lease scripts (acquire attempts of a standby): how
+ * tests let "several retry periods" pass without sleeping.
+ */
+export async function attempts(commands: CommandCount, count: number): Promise<void> {
+  const start = commands.acquires();
+  await waitFor(() => commands.acquires() >= start + count, {
+    what: `${count} acquire attempts`,
+  });
+}
 
 /**
  * The lease's own connection, as the composition root would build it: short commandTimeout, no
@@ -24,7 +49,7 @@ export async function leaseConnection(
     port: server.port,
     host: "127.0.0.1",
     lazyConnect: true,
-    commandTimeout: 100,
+    commandTimeout: COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     retryStrategy: () => 20,
@@ -56,14 +81,29 @@ export class RecordingTimers implements Timers {
   }
 }
 
+export interface CommandCount {
+  readonly count: number;
+  names(): string[];
+  /**
+   * Acquire attempts: redlock's acquire script (EVALSHA/EVAL with one key, a value and a
+   * duration). Extensions look the same, so count these on standbys only.
+   */
+  acquires(): number;
+}
+
 /** Counts the commands a client sends (every ioredis command goes through sendCommand). */
-export function countCommands(redis: Redis): { readonly count: number; names(): string[] } {
+export function countCommands(redis: Redis): CommandCount {
   const spy = vi.spyOn(redis, "sendCommand");
   return {
     get count() {
       return spy.mock.calls.length;
     },
     names: () => spy.mock.calls.map(([command]) => command.name),
+    acquires: () =>
+      spy.mock.calls.filter(
+        ([command]) =>
+          (command.name === "evalsha" || command.name === "eval") && command.args.length === 5,
+      ).length,
   };
 }
 
