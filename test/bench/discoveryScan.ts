@@ -91,8 +91,11 @@ async function measureScan(redis: Redis, pattern: string, runs: number): Promise
     scanCalls: scan.calls / runs,
     xinfoCalls: xinfo.calls / runs,
     serverUsec: sum(Object.values(stats).map((stat) => stat.usec)) / runs,
+    // The discovery's own commands only (the bench's bookkeeping is not counted).
     maxCommandUsec: max(
-      slow.filter(([, , , args]) => args[0] !== "SLOWLOG").map(([, , usec]) => usec),
+      slow
+        .filter(([, , , args]) => ["SCAN", "XINFO"].includes(String(args[0]).toUpperCase()))
+        .map(([, , usec]) => usec),
     ),
     groups,
   };
@@ -217,9 +220,8 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
     const sizes = options.quick ? [1_000] : [1_000, 10_000];
     const scale: ScaleRun[] = [];
     for (const size of sizes) {
-      // Listed groups only at the largest size: the "before" figure of the issue.
-      const sources =
-        size === sizes.at(-1) ? (["discover", "groups"] as const) : (["discover"] as const);
+      // Only discovered: 10,000 listed groups make a file over the 64 KiB configuration cap.
+      const sources = ["discover"] as const;
       for (const source of sources) {
         options.log(`  ${size} ${source} groups...`);
         scale.push(await measureScale(options, admin, server.url, size, source));
