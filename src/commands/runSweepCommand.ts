@@ -10,6 +10,7 @@ import { registerScripts } from "../redis/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
 import { EXIT } from "./exitCodes.js";
+import { explainRedisError } from "../redis/explainRedisError.js";
 import { readVersion } from "./readVersion.js";
 
 function describeGroup(summary: GroupSummary): string {
@@ -30,7 +31,8 @@ export async function runSweepCommand(
   config: JanitorConfig,
   options: { json: boolean },
 ): Promise<number> {
-  const logger = createLogger(config.log.level, options.json ? process.stderr : undefined);
+  // Logs go to stderr, with or without --json: stdout carries the summary only.
+  const logger = createLogger(config.log.level, process.stderr);
   const connection = (name: string, commandTimeoutMs: number, failFast = false) =>
     createRedisClient({
       ...config.redis,
@@ -74,9 +76,8 @@ export async function runSweepCommand(
     else for (const group of summary.groups) process.stdout.write(`${describeGroup(group)}\n`);
     return results.some((result) => result.error !== undefined) ? EXIT.failure : EXIT.ok;
   } catch (error) {
-    process.stderr.write(
-      `stream-janitor: sweep failed: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    const problem = explainRedisError(error, { url: config.redis.url, client: sweepRedis });
+    process.stderr.write(`stream-janitor: sweep failed: ${problem}\n`);
     return EXIT.failure;
   } finally {
     process.off("SIGTERM", onSignal);

@@ -15,6 +15,7 @@ import { TeardownStack } from "./TeardownStack.js";
 import { waitForRedis } from "./waitForRedis.js";
 import { GroupSet } from "./GroupSet.js";
 import { describeServer } from "./describeServer.js";
+import { explainRedisError, lastConnectionError } from "../redis/explainRedisError.js";
 import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
 import { checkHasWork } from "../config/checkHasWork.js";
 import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";
@@ -111,6 +112,11 @@ export async function startDaemon(
       logger,
       beforeScrape: () => refresher.refresh(),
       isReady: () => refresher.ping(),
+      notReadyReason: () => {
+        const cause = lastConnectionError(metricsRedis);
+        const problem = cause && explainRedisError(cause, { url: config.redis.url });
+        return problem === undefined ? undefined : `redis is not answering: ${problem}`;
+      },
     });
     teardown.push("http", () => http.close());
 
@@ -177,7 +183,13 @@ export async function startDaemon(
 
     const bootController = new AbortController();
     const boot = (async () => {
-      const capabilities = await waitForRedis(sweepRedis, logger, bootController.signal);
+      const capabilities = await waitForRedis(
+        sweepRedis,
+        logger,
+        bootController.signal,
+        undefined,
+        (error) => explainRedisError(error, { url: config.redis.url, client: sweepRedis }),
+      );
       const server = await describeServer(sweepRedis).catch(() => undefined);
       const endpoint = maskRedisUrl(config.redis.url);
       const serverName =

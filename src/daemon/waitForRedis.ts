@@ -14,6 +14,11 @@ export async function waitForRedis(
   redis: RedisClient,
   logger: Logger,
   signal: AbortSignal,
+  /** Pause before the next attempt; injectable so tests run many attempts quickly. */
+  backoffMs: (attempt: number) => number = (attempt) => Math.min(100 * 2 ** attempt, 5000),
+  /** The failure in words (host:port, ECONNREFUSED, TLS, authentication...). */
+  explain: (error: unknown) => string = (error) =>
+    error instanceof Error ? error.message : String(error),
 ): Promise<RedisCapabilities> {
   for (let attempt = 0; ; attempt += 1) {
     signal.throwIfAborted();
@@ -22,20 +27,29 @@ export async function waitForRedis(
     } catch (error) {
       if (error instanceof UnsupportedRedisError) throw error;
       if (attempt === 0 || attempt % 10 === 0) {
-        logger.warn({ err: error, attempt }, "redis is not answering yet; retrying");
+        const problem = explain(error);
+        logger.warn(
+          { err: error, attempt, problem },
+          `redis is not answering yet: ${problem}; retrying`,
+        );
       }
     }
-    const delayMs = Math.min(100 * 2 ** attempt, 5000);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delayMs);
-      signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+    await pause(backoffMs(attempt), signal);
   }
+}
+
+/**
+ * Resolves after `ms` or on abort, and removes its abort listener either way: one listener left
+ * per retry raised MaxListenersExceededWarning after about two minutes against a closed port.
+ */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

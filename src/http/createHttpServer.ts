@@ -12,6 +12,8 @@ export interface HttpServerOptions {
   beforeScrape: () => Promise<void>;
   /** True once configuration is loaded and Redis answers; never depends on leadership. */
   isReady: () => Promise<boolean>;
+  /** Why the process is not ready, for the /readyz body (e.g. "authentication failed at ..."). */
+  notReadyReason?: () => string | undefined;
   /** Cap on open connections (default HTTP_LIMITS.MAX_CONNECTIONS; tests use a small one). */
   maxConnections?: number;
 }
@@ -108,11 +110,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         return;
       case "/readyz": {
         const ready = await options.isReady();
-        send(
-          response,
-          ready ? 200 : 503,
-          ready ? "ready\n" : "not ready: redis is not answering\n",
-        );
+        const reason = ready ? undefined : (options.notReadyReason?.() ?? "redis is not answering");
+        send(response, ready ? 200 : 503, ready ? "ready\n" : `not ready: ${reason}\n`);
         return;
       }
       case "/metrics": {

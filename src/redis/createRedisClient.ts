@@ -1,5 +1,10 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import {
+  clearConnectionError,
+  explainRedisError,
+  recordConnectionError,
+} from "./explainRedisError.js";
 
 export interface RedisClientOptions {
   url: string;
@@ -40,15 +45,21 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   });
   let lastErrorLogged = "";
   client.on("error", (error: Error) => {
+    recordConnectionError(client, error);
     // Reconnect loops repeat the same error many times a second; log each distinct one once.
     if (error.message === lastErrorLogged) return;
     lastErrorLogged = error.message;
     options.logger.warn(
-      { connection: options.connectionName, err: error },
+      {
+        connection: options.connectionName,
+        err: error,
+        problem: explainRedisError(error, { url: options.url }),
+      },
       "redis connection error",
     );
   });
   client.on("ready", () => {
+    clearConnectionError(client);
     if (lastErrorLogged !== "") {
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     }
