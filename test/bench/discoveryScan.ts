@@ -172,7 +172,7 @@ async function measureScale(
   }
 }
 
-/** Scenario 6: what a discover pattern costs Redis, and the daemon's memory and scrape time at scale. */
+/** Scenario 7: what a discover pattern costs Redis, and the daemon's memory and scrape time at scale. */
 export async function discoveryScenario(options: BenchOptions): Promise<ScenarioResult> {
   const server = await startRedis([
     "--slowlog-log-slower-than",
@@ -194,7 +194,7 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
     for (const scan of scans) options.log(`    ${JSON.stringify(scan)}`);
     await admin.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
     const scanTable: Table = {
-      title: `6a. Discovery scan: ${TOTAL_KEYS.toLocaleString("en-US")} keys, ${STREAMS.toLocaleString("en-US")} of them streams with one group (SCAN COUNT 1000 ... TYPE stream, XINFO GROUPS pipelined)`,
+      title: `7a. Discovery scan: ${TOTAL_KEYS.toLocaleString("en-US")} keys, ${STREAMS.toLocaleString("en-US")} of them streams with one group (SCAN COUNT 1000 ... TYPE stream, XINFO GROUPS pipelined)`,
       columns: [
         "pattern",
         "groups found",
@@ -232,7 +232,7 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
     }
     const scaleTable: Table = {
       title:
-        "6b. Daemon memory and /metrics time by number of groups (standby, one group per stream, 5 pending each)",
+        "7b. Daemon memory and /metrics time by number of groups (standby, one group per stream, 5 pending each)",
       columns: [
         "groups",
         "from",
@@ -261,13 +261,13 @@ export async function discoveryScenario(options: BenchOptions): Promise<Scenario
         ? []
         : [
             {
-              scenario: `6 RSS, ${largest.groups.toLocaleString("en-US")} discovered groups`,
+              scenario: `7 RSS, ${largest.groups.toLocaleString("en-US")} discovered groups`,
               target: `<= ${RSS_LIMIT_MB} MB`,
               measured: `${fmt(largest.rssMb)} MB`,
               met: largest.rssMb <= RSS_LIMIT_MB,
             },
             {
-              scenario: `6 /metrics, ${largest.groups.toLocaleString("en-US")} discovered groups`,
+              scenario: `7 /metrics, ${largest.groups.toLocaleString("en-US")} discovered groups`,
               target: `<= ${SCRAPE_LIMIT_MS} ms`,
               measured: `${fmt(largest.scrapeMsMedian)} ms`,
               met: largest.scrapeMsMedian <= SCRAPE_LIMIT_MS,

@@ -24,7 +24,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "3": memoryScenario,
   "4": observabilityScenario,
   "5": leaseScenario,
-  "6": discoveryScenario,
+  "7": discoveryScenario,
 };
 /** Run only on request (`--only=p`): where the time of one script call goes. */
 const OPTIONAL: Record<string, Scenario> = { p: profileScenario };
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-6 or p`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-7 or p`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;
