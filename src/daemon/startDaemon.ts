@@ -206,9 +206,10 @@ export async function startDaemon(
       );
       refresher.setCapabilities(capabilities);
       refresher.start();
-      await discovery.start();
       // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
       await reportRefusals(groupSet.current());
+      // After the listed groups' check: discovered ones (thousands, maybe) are checked by sweeps.
+      await discovery.start();
       if (bootController.signal.aborted) return;
       const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
       const started = new Supervisor({
