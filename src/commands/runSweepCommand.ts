@@ -10,7 +10,7 @@ import { registerScripts } from "../redis/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
 import { EXIT } from "./exitCodes.js";
-import { explainRedisError } from "../redis/explainRedisError.js";
+import { explainRedisError } from "../redis/describeRedisFailure.js";
 import { readVersion } from "./readVersion.js";
 
 function describeGroup(summary: GroupSummary): string {

@@ -12,9 +12,11 @@ import {
   schemaLeaves,
   type ConvictShape,
   type LeafSpec,
-  type SectionSpec,
+  type NestedSectionSpec,
+  type SchemaNode,
 } from "./configSchema.js";
 import { readSmallFile } from "./readSmallFile.js";
+import { checkRedisSettings } from "./checkRedisSettings.js";
 import type { DiscoverConfig, GroupConfig, JanitorConfig } from "./types.js";
 
 export interface LoadConfigOptions {
@@ -61,6 +63,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
       );
       problems.add(new ConfigError("redis.passwordFile", config.redis.passwordFile, expected));
     }
+  }
+  if (!badSections.has("redis")) {
+    await checkRedisSettings(config.redis).catch((error: unknown) => {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.add(error);
+    });
   }
   problems.throwIfAny();
   return config;
@@ -165,7 +173,7 @@ function checkFileValues(
   for (const [name, value] of Object.entries(file)) {
     const before = problems.count;
     const node = problems.check(() =>
-      knownKey<SectionSpec | LeafSpec>(janitorSchema, name, name, value, "section"),
+      knownKey<SchemaNode>(janitorSchema, name, name, value, "section"),
     );
     // `groups:` or `redis:` with everything below commented out parses as null.
     if (node === undefined || value === null) continue;
@@ -183,29 +191,48 @@ function checkFileValues(
       if (name === "discover") discover = entries as unknown as DiscoverConfig[];
       else groups = entries as unknown as GroupConfig[];
     } else {
-      if (!isMapping(value)) {
-        problems.add(new ConfigError(name, value, `a mapping of ${name} settings`));
-        badSections.add(name);
-        continue;
-      }
-      const good: Mapping = {};
-      for (const [key, leafValue] of Object.entries(value)) {
-        const path = `${name}.${key}`;
-        const ok = problems.check(() => {
-          checkLeaf(knownKey(node, key, path, leafValue, `${name} key`), path, leafValue);
-          return true;
-        });
-        if (ok === true) good[key] = leafValue;
-      }
-      sections[name] = good;
+      const good = checkSection(node, name, value, problems);
+      if (good !== undefined) sections[name] = good;
     }
     if (problems.count > before) badSections.add(name);
   }
   return { sections, groups, discover, badSections };
 }
 
+/**
+ * A section's keys, recursively for nested sections (`redis.tls`): every problem is collected,
+ * and only the keys that passed are returned for convict (which would report the others twice).
+ */
+function checkSection(
+  node: NestedSectionSpec,
+  path: string,
+  value: unknown,
+  problems: ConfigProblems,
+): Mapping | undefined {
+  if (!isMapping(value)) {
+    problems.add(new ConfigError(path, value, `a mapping of ${path} settings`));
+    return undefined;
+  }
+  const good: Mapping = {};
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = `${path}.${key}`;
+    const spec = problems.check(() =>
+      knownKey<SchemaNode>(node, key, childPath, child, `${path} key`),
+    );
+    if (spec === undefined) continue;
+    if (isLeaf(spec)) {
+      if (problems.check(() => checkLeaf(spec, childPath, child)) !== undefined) good[key] = child;
+    } else if (child !== null) {
+      // `tls:` with everything below commented out parses as null: the defaults apply.
+      const nested = checkSection(spec, childPath, child, problems);
+      if (nested !== undefined) good[key] = nested;
+    }
+  }
+  return good;
+}
+
 function checkEntry(
-  schema: SectionSpec,
+  schema: Readonly<Record<string, LeafSpec>>,
   raw: unknown,
   path: string,
   problems: ConfigProblems,

@@ -15,7 +15,7 @@ import { TeardownStack } from "./TeardownStack.js";
 import { waitForRedis } from "./waitForRedis.js";
 import { GroupSet } from "./GroupSet.js";
 import { describeServer } from "./describeServer.js";
-import { explainRedisError, lastConnectionError } from "../redis/explainRedisError.js";
+import { explainRedisError, lastConnectionError } from "../redis/describeRedisFailure.js";
 import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
 import { checkHasWork } from "../config/checkHasWork.js";
 import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";

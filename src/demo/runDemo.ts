@@ -25,7 +25,7 @@ async function main(args: DemoArgs): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   if (args.durationMs !== undefined) {
-    setTimeout(() => requestStop(`--duration-ms ${args.durationMs}`, 0), args.durationMs);
+    setTimeout(() => requestStop(`the story ran ${args.durationMs} ms`, 0), args.durationMs);
   }
 
   let demo;
@@ -40,7 +40,12 @@ async function main(args: DemoArgs): Promise<number> {
     process.stderr.write(`demo: ${detail}\n`);
     return 1;
   }
-  printer.line("demo", "running; press Ctrl-C to stop");
+  printer.line(
+    "demo",
+    args.durationMs === undefined
+      ? "running; press Ctrl-C to stop"
+      : `running for ${args.durationMs / 1000} s, then a final digest (Ctrl-C stops sooner)`,
+  );
   const { reason, code } = await stopRequested;
   printer.line("demo", `stopping (${reason})`);
   const timeout = setTimeout(() => {

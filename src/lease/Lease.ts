@@ -154,6 +154,15 @@ export class Lease extends EventEmitter<LeaseEvents> {
       await this.releaseQuietly(lock);
       return undefined;
     }
+    // Not on enough replicas yet (or WAIT failed): give the key back; the next attempt starts over.
+    const replicated = await this.replicated().catch(async (error: unknown) => {
+      await this.releaseQuietly(lock);
+      throw error;
+    });
+    if (!replicated) {
+      await this.releaseQuietly(lock);
+      return undefined;
+    }
     if (sentAt + this.options.renewDeadlineMs <= this.now()) {
       // Answered too late to act on (a slow link): give the key back for a faster replica.
       this.log.warn("lease acquired after the renew deadline; releasing it without acting");
@@ -192,6 +201,23 @@ export class Lease extends EventEmitter<LeaseEvents> {
       { leader: { host: holder.host, pid: holder.pid, fencingToken: holder.fencingToken } },
       `standing by: the lease is held by ${holder.host} (pid ${holder.pid})`,
     );
+  }
+
+  /**
+   * With lease.waitReplicas, a lease that no replica has yet could vanish in a failover and be
+   * acquired again by a standby while we act on it (our fenced writes would then fail, not
+   * duplicate): wait until enough replicas hold it. Rejects when Redis does not answer.
+   */
+  private async replicated(): Promise<boolean> {
+    const { waitReplicas = 0, waitTimeoutMs = 0 } = this.options;
+    if (waitReplicas <= 0) return true;
+    const acknowledged = Number(await this.options.redis.call("WAIT", waitReplicas, waitTimeoutMs));
+    if (acknowledged >= waitReplicas) return true;
+    this.log.warn(
+      { acknowledged, waitReplicas, waitTimeoutMs },
+      "lease acquired but not yet on enough replicas; not acting on it",
+    );
+    return false;
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {

@@ -17,6 +17,7 @@ import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
+import { tlsCostScenario } from "./tlsCost.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   "1": throughputScenario,
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "3": memoryScenario,
   "4": observabilityScenario,
   "5": leaseScenario,
+  "6": tlsCostScenario,
   "7": discoveryScenario,
 };
 /** Run only on request (`--only=p`): where the time of one script call goes. */

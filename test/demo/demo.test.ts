@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_DEMO_DURATION_MS, parseDemoArgs } from "../../src/demo/demoArgs.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const entry = fileURLToPath(new URL("../../dist/demo/runDemo.js", import.meta.url));
@@ -57,10 +58,20 @@ describe("npm run demo", () => {
     expect(output).toMatch(/http:\/\/127\.0\.0\.1:\d+\/metrics/u);
     expect(output).not.toMatch(/\{"level"/u); // no raw JSON log lines
     expect(output).toMatch(/stopped cleanly/u);
+    expect(output).toMatch(/final digest/u);
 
     const server = /redis-server \(pid (\d+)\) on port \d+, data in (\S+),/u.exec(output);
     expect(server, output).not.toBeNull();
     expect(isRunning(Number(server?.[1]))).toBe(false);
     expect(existsSync(server?.[2] ?? "")).toBe(false);
+  });
+});
+
+describe("demo arguments", () => {
+  it("ends by itself after the default duration; --keep-running runs until Ctrl-C", () => {
+    expect(parseDemoArgs([]).durationMs).toBe(DEFAULT_DEMO_DURATION_MS);
+    expect(parseDemoArgs(["--duration-ms", "8000"]).durationMs).toBe(8000);
+    expect(parseDemoArgs(["--keep-running"]).durationMs).toBeUndefined();
+    expect(() => parseDemoArgs(["--keep-running", "--duration-ms", "5"])).toThrow(/exclude/u);
   });
 });
