@@ -11,8 +11,13 @@ describe("config/example.yaml", () => {
     const example = parse(await readFile(EXAMPLE, "utf8")) as Record<string, unknown>;
     for (const [path, spec] of schemaLeaves()) {
       if (path === "groups" || path === "discover") continue;
-      const [section, key] = path.split(".") as [string, string];
-      const shown = (example[section] as Record<string, unknown> | undefined)?.[key];
+      // Nested sections too (`redis.tls.caFile`).
+      const shown = path
+        .split(".")
+        .reduce<unknown>(
+          (node, key) => (node as Record<string, unknown> | undefined)?.[key],
+          example,
+        );
       expect({ path, value: shown }).toEqual({ path, value: spec.default });
     }
     const [first] = example.groups as Record<string, unknown>[];
