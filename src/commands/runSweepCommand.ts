@@ -8,7 +8,7 @@ import { createRedisClient } from "../redis/createRedisClient.js";
 import { detectCapabilities } from "../redis/detectCapabilities.js";
 import { registerScripts } from "../redis/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
-import { resolveGroup } from "../sweep/resolveGroup.js";
+import { discoverGroups } from "../discovery/discoverGroups.js";
 import { EXIT } from "./exitCodes.js";
 import { explainRedisError } from "../redis/describeRedisFailure.js";
 import { readVersion } from "./readVersion.js";
@@ -69,7 +69,7 @@ export async function runSweepCommand(
       return EXIT.leaseHeld;
     }
     supervisor = new Supervisor({
-      groups: config.groups.map(resolveGroup),
+      groups: await discoverGroups(sweepRedis, config),
       redis: sweepRedis,
       logger,
       metrics: createJanitorMetrics(new Registry(), readVersion()),

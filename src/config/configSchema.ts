@@ -1,7 +1,13 @@
 import type convict from "convict";
 import { ConfigError, type ConfigProblems } from "./ConfigError.js";
 import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
-import { GROUP_ACTIONS, REDIS_MODES, type GroupConfig, type JanitorConfig } from "./types.js";
+import {
+  GROUP_ACTIONS,
+  REDIS_MODES,
+  type DiscoverConfig,
+  type GroupConfig,
+  type JanitorConfig,
+} from "./types.js";
 
 /** What a value must satisfy, in words (for ConfigError) and as a predicate. */
 interface Check {
@@ -37,7 +43,10 @@ export interface NestedSectionSpec {
 export type SchemaNode = LeafSpec | NestedSectionSpec;
 
 /** The convict view of the configuration: groups are a plain list, checked by loadConfig. */
-export type ConvictShape = Omit<JanitorConfig, "groups"> & { groups: unknown[] };
+export type ConvictShape = Omit<JanitorConfig, "groups" | "discover"> & {
+  groups: unknown[];
+  discover: unknown[];
+};
 
 /** setTimeout silently turns longer delays into 1 ms, so durations used as timers stop here. */
 export const MAX_DURATION_MS = 2 ** 31 - 1;
@@ -118,6 +127,10 @@ const hostPorts: Check = {
 
 const boolean: Check = { expected: "true or false", test: (v) => typeof v === "boolean" };
 const list: Check = { expected: "a list of groups", test: (v) => Array.isArray(v) };
+const patternList: Check = {
+  expected: "a list of discover patterns",
+  test: (v) => Array.isArray(v),
+};
 
 const file: Check = { expected: "a file path (empty: none)", test: anyString.test };
 
@@ -219,6 +232,11 @@ export const janitorSchema = {
     scrapeTimeoutMs: leaf(2000, "bound on the Redis reads done at scrape time", duration),
   },
   groups: leaf<unknown[]>([], "stream/group pairs to keep healthy", list),
+  discover: leaf<unknown[]>([], "groups found by pattern instead of listed", patternList),
+  discovery: {
+    intervalMs: leaf(60000, "how often discover patterns are re-scanned", duration),
+    maxGroups: leaf(10000, "cap on discovered groups", integer(1)),
+  },
 } satisfies convict.Schema<ConvictShape>;
 
 /** One element of `groups`. convict has no notion of array items, so loadConfig applies it. */
@@ -231,6 +249,21 @@ export const groupSchema = {
   requeueStream: leaf("", "empty: the source stream", anyString),
   deadLetterStream: leaf("", "empty: a stream in the source's hash slot", anyString),
   deadLetterMaxLen: leaf(100000, "approximate cap on the dead-letter stream", integer(1)),
+} satisfies SectionSpec;
+
+/** One element of `discover`: globs, then the settings of a `groups` entry with their defaults. */
+export const discoverSchema = {
+  match: leaf("", "glob over stream key names (SCAN MATCH ... TYPE stream)", nonEmptyString, {
+    required: true,
+  }),
+  groups: leaf("*", "glob over the group names of each matching stream", nonEmptyString),
+  // The per-group settings of a `groups` entry, same defaults and checks.
+  minIdleMs: groupSchema.minIdleMs,
+  maxDeliveries: groupSchema.maxDeliveries,
+  action: groupSchema.action,
+  requeueStream: groupSchema.requeueStream,
+  deadLetterStream: groupSchema.deadLetterStream,
+  deadLetterMaxLen: groupSchema.deadLetterMaxLen,
 } satisfies SectionSpec;
 
 export function isLeaf(node: SchemaNode): node is LeafSpec {
@@ -253,7 +286,8 @@ export function schemaLeaves(): [path: string, spec: LeafSpec][] {
  * Sections that already had a problem are skipped: their values are partly defaults.
  */
 export function checkCrossKeyRules(
-  config: Pick<JanitorConfig, "lease" | "groups" | "redis">,
+  config: Pick<JanitorConfig, "lease" | "groups" | "redis"> &
+    Partial<Pick<JanitorConfig, "discover">>,
   problems: ConfigProblems,
   skipSections: ReadonlySet<string> = new Set(),
 ): void {
@@ -267,6 +301,21 @@ export function checkCrossKeyRules(
   }
   if (!skipSections.has("lease")) problems.check(() => checkLeaseWaitRule(config.lease));
   checkGroupRules(config.groups, problems);
+  checkDiscoverRules(config.discover ?? [], problems);
+}
+
+/** The dead-letter loop rule of groups, for what a pattern's settings alone can tell. */
+function checkDiscoverRules(entries: readonly DiscoverConfig[], problems: ConfigProblems): void {
+  entries.forEach((entry, index) => {
+    const { requeueStream, deadLetterStream } = entry;
+    if (requeueStream !== "" && requeueStream === deadLetterStream) {
+      const expected =
+        "a stream other than the pattern's requeueStream (dead letters would be delivered again)";
+      problems.add(
+        new ConfigError(`discover[${index}].deadLetterStream`, deadLetterStream, expected),
+      );
+    }
+  });
 }
 
 /** client-go's leader-election rule, with the same choice of which key to blame. */

@@ -5,6 +5,7 @@ import { parseDocument } from "yaml";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import {
   checkCrossKeyRules,
+  discoverSchema,
   groupSchema,
   isLeaf,
   janitorSchema,
@@ -16,7 +17,7 @@ import {
 } from "./configSchema.js";
 import { readSmallFile } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
-import type { GroupConfig, JanitorConfig } from "./types.js";
+import type { DiscoverConfig, GroupConfig, JanitorConfig } from "./types.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */
@@ -40,11 +41,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
   const { env } = options;
   const file = await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG);
   const problems = new ConfigProblems();
-  const { sections, groups, badSections } = checkFileValues(file, problems);
+  const { sections, groups, discover, badSections } = checkFileValues(file, problems);
   const badEnv = checkNumericEnv(env, problems);
 
   const merged = mergeWithConvict(sections, env, badEnv, problems);
-  const config: JanitorConfig = { ...merged, groups };
+  const config: JanitorConfig = { ...merged, groups, discover };
   checkCrossKeyRules(config, problems, badSections);
   if (!badSections.has("http")) {
     const hostProblem = await checkHostResolves(config.http.host);
@@ -159,10 +160,16 @@ function parseYamlText(text: string): Parsed {
 function checkFileValues(
   file: Mapping,
   problems: ConfigProblems,
-): { sections: Mapping; groups: GroupConfig[]; badSections: Set<string> } {
+): {
+  sections: Mapping;
+  groups: GroupConfig[];
+  discover: DiscoverConfig[];
+  badSections: Set<string>;
+} {
   const sections: Mapping = {};
   const badSections = new Set<string>();
   let groups: GroupConfig[] = [];
+  let discover: DiscoverConfig[] = [];
   for (const [name, value] of Object.entries(file)) {
     const before = problems.count;
     const node = problems.check(() =>
@@ -175,17 +182,21 @@ function checkFileValues(
         badSections.add(name);
         continue;
       }
-      groups = (value as unknown[]).flatMap((group, index) => {
-        const checked = checkGroup(group, `groups[${index}]`, problems);
+      // The two list sections: `groups` and `discover`, each element checked like a section.
+      const entries = (value as unknown[]).flatMap((entry, index) => {
+        const spec = name === "discover" ? discoverSchema : groupSchema;
+        const checked = checkEntry(spec, entry, `${name}[${index}]`, problems);
         return checked === undefined ? [] : [checked];
       });
+      if (name === "discover") discover = entries as unknown as DiscoverConfig[];
+      else groups = entries as unknown as GroupConfig[];
     } else {
       const good = checkSection(node, name, value, problems);
       if (good !== undefined) sections[name] = good;
     }
     if (problems.count > before) badSections.add(name);
   }
-  return { sections, groups, badSections };
+  return { sections, groups, discover, badSections };
 }
 
 /**
@@ -220,14 +231,22 @@ function checkSection(
   return good;
 }
 
-function checkGroup(raw: unknown, path: string, problems: ConfigProblems): GroupConfig | undefined {
+function checkEntry(
+  schema: Readonly<Record<string, LeafSpec>>,
+  raw: unknown,
+  path: string,
+  problems: ConfigProblems,
+): Mapping | undefined {
+  const required = Object.entries(schema)
+    .filter(([, spec]) => spec.required === true)
+    .map(([key]) => key);
   if (!isMapping(raw)) {
-    problems.add(new ConfigError(path, raw, "a mapping with at least stream and group"));
+    problems.add(new ConfigError(path, raw, `a mapping with at least ${required.join(" and ")}`));
     return undefined;
   }
   const before = problems.count;
   const group: Mapping = {};
-  for (const [key, spec] of Object.entries<LeafSpec>(groupSchema)) {
+  for (const [key, spec] of Object.entries<LeafSpec>(schema)) {
     if (spec.required === true && !Object.hasOwn(raw, key)) {
       problems.add(new ConfigError(`${path}.${key}`, undefined, `${spec.expected} (required)`));
     }
@@ -236,11 +255,12 @@ function checkGroup(raw: unknown, path: string, problems: ConfigProblems): Group
   for (const [key, value] of Object.entries(raw)) {
     const keyPath = `${path}.${key}`;
     problems.check(() => {
-      checkLeaf(knownKey<LeafSpec>(groupSchema, key, keyPath, value, "group key"), keyPath, value);
+      const what = schema === discoverSchema ? "discover key" : "group key";
+      checkLeaf(knownKey<LeafSpec>(schema, key, keyPath, value, what), keyPath, value);
       group[key] = value;
     });
   }
-  return problems.count > before ? undefined : (group as unknown as GroupConfig);
+  return problems.count > before ? undefined : group;
 }
 
 function knownKey<T>(

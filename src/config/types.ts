@@ -22,6 +22,21 @@ export interface GroupConfig {
   deadLetterMaxLen: number;
 }
 
+/** A `discover` entry: globs over stream and group names, then the settings of a `groups` entry. */
+export interface DiscoverConfig extends Omit<GroupConfig, "stream" | "group"> {
+  /** Redis glob over stream key names (SCAN MATCH). */
+  match: string;
+  /** Redis glob over the group names of each matching stream. */
+  groups: string;
+}
+
+export interface DiscoveryConfig {
+  /** How often the patterns are re-scanned. */
+  intervalMs: number;
+  /** Cap on discovered groups; beyond it the first ones by stream/group name are kept. */
+  maxGroups: number;
+}
+
 export type RedisMode = "standalone" | "sentinel" | "cluster";
 
 export const REDIS_MODES: readonly RedisMode[] = ["standalone", "sentinel", "cluster"];
@@ -89,6 +104,8 @@ export interface JanitorConfig {
     scrapeTimeoutMs: number;
   };
   groups: GroupConfig[];
+  discover: DiscoverConfig[];
+  discovery: DiscoveryConfig;
 }
 
 /** A standalone, plain-TCP connection to `url` with no credentials: the defaults of section 3. */

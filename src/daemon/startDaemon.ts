@@ -19,6 +19,8 @@ import { explainRedisError, lastConnectionError } from "../redis/describeRedisFa
 import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
 import { checkHasWork } from "../config/checkHasWork.js";
 import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";
+import { Discovery } from "../discovery/Discovery.js";
+import { scanNodesOf } from "../discovery/scanNodes.js";
 
 export interface RunningDaemon {
   readonly httpUrl: string;
@@ -30,6 +32,8 @@ export interface RunningDaemon {
   reload(load: () => Promise<JanitorConfig>): Promise<boolean>;
   /** Graceful stop: sweeps end at a page boundary, the lease is released, then everything closes. */
   stop(): Promise<void>;
+  /** One scan of the `discover` patterns now (tests drive discovery with it, without timers). */
+  discoverOnce(): Promise<unknown>;
 }
 
 export interface DaemonDependencies {
@@ -98,6 +102,10 @@ export async function startDaemon(
     });
     groupSet.on("change", (change) => refresher.setGroups(change.groups));
     teardown.push("metrics", () => refresher.stop());
+    const discoveryRedis = connection("discovery", METRICS_COMMAND_TIMEOUT_MS);
+    const nodes = scanNodesOf(discoveryRedis);
+    const discovery = new Discovery({ nodes, groupSet, config, logger, registry });
+    teardown.push("discovery", () => discovery.stop());
     const http = await startHttpServer({
       ...config.http,
       registry,
@@ -131,7 +139,7 @@ export async function startDaemon(
       }
       logger.level = next.log.level;
       supervisor?.updateSettings(next.sweep);
-      const change = groupSet.replace(next.groups.map(resolveGroup));
+      const change = discovery.reconfigure(next);
       if (change !== undefined) {
         warnOutsideSlot([...change.added, ...change.updated]);
         void reportRefusals([...change.added, ...change.updated]);
@@ -200,6 +208,8 @@ export async function startDaemon(
       refresher.start();
       // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
       await reportRefusals(groupSet.current());
+      // After the listed groups' check: discovered ones (thousands, maybe) are checked by sweeps.
+      await discovery.start();
       if (bootController.signal.aborted) return;
       const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
       const started = new Supervisor({
@@ -231,7 +241,8 @@ export async function startDaemon(
       bootController.abort();
       await boot.catch(() => undefined);
     });
-    return { httpUrl: http.url, reload, stop: () => teardown.run() };
+    const discoverOnce = () => discovery.discoverOnce();
+    return { httpUrl: http.url, reload, stop: () => teardown.run(), discoverOnce };
   } catch (error) {
     await teardown.run();
     throw error;

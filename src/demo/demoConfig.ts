@@ -53,6 +53,8 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
         deadLetterMaxLen: 1000,
       },
     ],
+    discover: [],
+    discovery: { intervalMs: 60000, maxGroups: 10000 },
   };
 }
 

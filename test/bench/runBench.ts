@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { discoveryScenario } from "./discoveryScan.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -26,6 +27,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "5": leaseScenario,
   "6": tlsCostScenario,
   "7": sparseScenario,
+  "8": discoveryScenario,
 };
 /** Scenarios run only on request (`--only=...`). */
 const OPTIONAL: Record<string, Scenario> = {};
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-7`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { groupSchema, schemaLeaves } from "../../src/config/configSchema.js";
+import { discoverSchema, groupSchema, schemaLeaves } from "../../src/config/configSchema.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 
 const EXAMPLE = new URL("../../config/example.yaml", import.meta.url).pathname;
@@ -10,11 +10,12 @@ describe("config/example.yaml", () => {
   it("shows every key with its default, the metrics section included, and loads", async () => {
     const example = parse(await readFile(EXAMPLE, "utf8")) as Record<string, unknown>;
     for (const [path, spec] of schemaLeaves()) {
-      if (path === "groups") continue;
+      if (path === "groups" || path === "discover") continue;
+      // Nested sections too (`redis.tls.caFile`).
       const shown = path
         .split(".")
         .reduce<unknown>(
-          (node, part) => (node as Record<string, unknown> | undefined)?.[part],
+          (node, key) => (node as Record<string, unknown> | undefined)?.[key],
           example,
         );
       expect({ path, value: shown }).toEqual({ path, value: spec.default });
@@ -23,6 +24,11 @@ describe("config/example.yaml", () => {
     for (const [key, spec] of Object.entries(groupSchema)) {
       if (spec.required === true) expect(first).toHaveProperty(key);
       else expect({ key, value: first?.[key] }).toEqual({ key, value: spec.default });
+    }
+    const [pattern] = example.discover as Record<string, unknown>[];
+    for (const [key, spec] of Object.entries(discoverSchema)) {
+      if (spec.required === true) expect(pattern).toHaveProperty(key);
+      else expect({ key, value: pattern?.[key] }).toEqual({ key, value: spec.default });
     }
     await expect(loadConfig({ configPath: EXAMPLE, env: {} })).resolves.toBeDefined();
   });

@@ -29,6 +29,8 @@ const DEFAULTS: JanitorConfig = {
     scrapeTimeoutMs: 2000,
   },
   groups: [],
+  discover: [],
+  discovery: { intervalMs: 60000, maxGroups: 10000 },
 };
 
 const GROUP_DEFAULTS = {
@@ -122,6 +124,8 @@ describe("loadConfig", () => {
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],
+      discover: DEFAULTS.discover,
+      discovery: DEFAULTS.discovery,
     });
   });
 

@@ -44,6 +44,8 @@ export function janitorConfig(
       deadLetterStream: group.deadLetterStream,
       deadLetterMaxLen: group.deadLetterMaxLen,
     })),
+    discover: [],
+    discovery: { intervalMs: 60_000, maxGroups: 10_000 },
   };
 }
 

@@ -25,6 +25,8 @@ export function testConfig(
       pelScanIntervalMs: 1000,
       scrapeTimeoutMs: 2000,
     },
+    discover: [],
+    discovery: { intervalMs: 60_000, maxGroups: 10_000 },
     ...overrides,
     groups: groups.map((group) => ({
       stream: `${prefix}:stream`,

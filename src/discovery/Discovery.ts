@@ -1,0 +1,173 @@
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { GroupChange, GroupSet } from "../daemon/GroupSet.js";
+import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import {
+  combineGroups,
+  scanDiscoverPatterns,
+  type DiscoveryInput,
+  type DiscoveryScan,
+} from "./discoverGroups.js";
+import { createDiscoveryMetrics, type DiscoveryMetrics } from "./discoveryMetrics.js";
+import type { ScanNodes } from "./scanNodes.js";
+
+export interface DiscoveryOptions {
+  nodes: ScanNodes;
+  /** The daemon's list of groups: discovery installs listed + discovered groups into it. */
+  groupSet: GroupSet;
+  config: DiscoveryInput;
+  logger: Logger;
+  registry: Registry;
+  /** Monotonic ms, for the scan duration. */
+  now?: () => number;
+}
+
+/** At most this many ids in one log line about groups that came or went. */
+const MAX_LOGGED_IDS = 20;
+
+/**
+ * Keeps the daemon's GroupSet equal to the listed groups plus what the `discover` patterns find,
+ * re-scanning every discovery.intervalMs. A failed scan keeps the last good list (an outage must
+ * not make every group vanish and lose its counters). discoverOnce() is the scan itself, public
+ * so tests drive it without timers; scans never overlap, each call runs a fresh one.
+ */
+export class Discovery {
+  private readonly options: DiscoveryOptions;
+  private readonly metrics: DiscoveryMetrics;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private config: DiscoveryInput;
+  private discovered: readonly ResolvedGroup[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private started = false;
+  private stopped = false;
+  private lastFailure = "";
+
+  constructor(options: DiscoveryOptions) {
+    this.options = options;
+    this.config = options.config;
+    this.metrics = createDiscoveryMetrics(options.registry);
+    this.metrics.discoveredGroups.set(0);
+    this.log = options.logger.child({ component: "discovery" });
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** The groups the last good scan found (listed ones not included). */
+  get current(): readonly ResolvedGroup[] {
+    return this.discovered;
+  }
+
+  /** Runs the first scan now and resolves when it is done (never rejects); then every interval. */
+  async start(): Promise<void> {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    await this.discoverOnce();
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.queue;
+  }
+
+  /**
+   * A reload: listed groups take effect at once (a pair now listed leaves the discovered ones);
+   * changed patterns are re-scanned right away, the old discovered groups staying until then.
+   */
+  reconfigure(next: DiscoveryInput): GroupChange | undefined {
+    const before = this.config;
+    const rescan =
+      JSON.stringify(next.discover) !== JSON.stringify(before.discover) ||
+      next.discovery.maxGroups !== before.discovery.maxGroups;
+    const reschedule = rescan || next.discovery.intervalMs !== before.discovery.intervalMs;
+    this.config = next;
+    const listed = new Set(combineGroups(next, []).map((group) => group.id));
+    this.discovered = this.discovered.filter((group) => !listed.has(group.id));
+    const change = this.install();
+    if (this.started && !this.stopped) {
+      if (rescan) void this.discoverOnce();
+      if (reschedule) this.schedule();
+    }
+    return change;
+  }
+
+  /** One scan of every pattern, applied to the GroupSet; undefined when it failed (logged, counted). */
+  discoverOnce(): Promise<DiscoveryScan | undefined> {
+    const scan = this.queue.then(() => this.scanAndApply());
+    this.queue = scan;
+    return scan;
+  }
+
+  private async scanAndApply(): Promise<DiscoveryScan | undefined> {
+    if (this.stopped) return undefined;
+    const config = this.config;
+    const startedAt = this.now();
+    let scan: DiscoveryScan;
+    try {
+      scan = await scanDiscoverPatterns(this.options.nodes, config);
+    } catch (error) {
+      this.metrics.scanFailures.inc();
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== this.lastFailure) {
+        this.log.error({ err: error }, "discovery scan failed; the groups found before stay");
+      }
+      this.lastFailure = message;
+      return undefined;
+    }
+    this.lastFailure = "";
+    // A reload during the scan: its result answers the old patterns; the reload queued a new one.
+    if (config !== this.config) return scan;
+    this.metrics.scanDurationSeconds.set((this.now() - startedAt) / 1000);
+    this.metrics.streamsMatched.set(scan.streamsMatched);
+    for (const [pattern, count] of scan.overCap) {
+      this.metrics.overCap.inc({ pattern }, count);
+    }
+    if (scan.overCap.size > 0) {
+      this.log.warn(
+        {
+          patterns: Object.fromEntries(scan.overCap),
+          maxGroups: config.discovery.maxGroups,
+          found: scan.candidates,
+        },
+        `discovery.maxGroups reached: groups matched by ${[...scan.overCap.keys()].join(", ")} are not watched (the first ${config.discovery.maxGroups} by stream/group name are)`,
+      );
+    }
+    this.discovered = scan.discovered;
+    const change = this.install();
+    if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {
+      const ids = (groups: readonly ResolvedGroup[]): string[] =>
+        groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
+      this.log.info(
+        {
+          discovered: this.discovered.length,
+          addedCount: change.added.length,
+          removedCount: change.removed.length,
+          added: ids(change.added),
+          removed: ids(change.removed),
+        },
+        "discovered groups changed",
+      );
+    }
+    return scan;
+  }
+
+  private install(): GroupChange | undefined {
+    this.metrics.discoveredGroups.set(this.discovered.length);
+    return this.options.groupSet.replace(combineGroups(this.config, this.discovered));
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    // Without patterns there is nothing to look for; a reload that adds some schedules again.
+    if (this.stopped || this.config.discover.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.discoverOnce().then(() => this.schedule());
+    }, this.config.discovery.intervalMs);
+    this.timer.unref();
+  }
+}

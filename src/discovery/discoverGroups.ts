@@ -1,0 +1,199 @@
+import type { Redis } from "ioredis";
+import type { DiscoverConfig, JanitorConfig } from "../config/types.js";
+import type { RedisClient } from "../redis/scriptedRedis.js";
+import { resolveGroup, type ResolvedGroup } from "../sweep/resolveGroup.js";
+import { compileGlob } from "./globMatch.js";
+import { scanNodesOf, type ScanNodes } from "./scanNodes.js";
+
+export type DiscoveryInput = Pick<JanitorConfig, "groups" | "discover" | "discovery">;
+
+export interface DiscoveryScan {
+  /** Groups found by the patterns, after exclusions, overrides and the cap, by stream/group name. */
+  discovered: ResolvedGroup[];
+  /** Per pattern (its `match`): groups found but left out by discovery.maxGroups. */
+  overCap: Map<string, number>;
+  /** Keys walked by SCAN (streams matching a pattern) and XINFO GROUPS calls made. */
+  streamsMatched: number;
+  /** Groups found before the cap (listed pairs and excluded streams already left out). */
+  candidates: number;
+}
+
+/**
+ * SCAN COUNT: how many hash-table buckets one call walks. Each call takes well under a
+ * millisecond of Redis time, so a scan never blocks the server; a keyspace of N keys takes about
+ * N / 1000 round trips per pattern and node.
+ */
+export const SCAN_COUNT = 1000;
+/** XINFO GROUPS replies per pipeline: bounded, so one flush never holds thousands of replies. */
+const XINFO_CHUNK = 500;
+
+interface Match {
+  stream: string;
+  /** The first pattern (lowest index) that matched the stream. */
+  patternIndex: number;
+  node: Redis;
+}
+
+async function scanStreams(node: Redis, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = (await node.call(
+      "SCAN",
+      cursor,
+      "MATCH",
+      pattern,
+      "COUNT",
+      SCAN_COUNT,
+      "TYPE",
+      "stream",
+    )) as [string, string[]];
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== "0");
+  return found;
+}
+
+/** Group names from an XINFO GROUPS reply (RESP2: a list of flat field/value lists). */
+function groupNames(reply: unknown): string[] {
+  if (!Array.isArray(reply)) return [];
+  return reply.flatMap((fields: unknown) => {
+    if (!Array.isArray(fields)) return [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      if (fields[i] === "name") return [String(fields[i + 1])];
+    }
+    return [];
+  });
+}
+
+/** XINFO GROUPS of each match, pipelined per node; a stream deleted since the SCAN has none. */
+async function readGroups(matches: readonly Match[]): Promise<Map<string, string[]>> {
+  const groups = new Map<string, string[]>();
+  for (let start = 0; start < matches.length; start += XINFO_CHUNK) {
+    const chunk = matches.slice(start, start + XINFO_CHUNK);
+    const byNode = new Map<Redis, Match[]>();
+    for (const match of chunk) byNode.set(match.node, [...(byNode.get(match.node) ?? []), match]);
+    await Promise.all(
+      [...byNode].map(async ([node, nodeMatches]) => {
+        const pipeline = node.pipeline();
+        for (const { stream } of nodeMatches) pipeline.call("XINFO", "GROUPS", stream);
+        const replies = (await pipeline.exec()) ?? [];
+        nodeMatches.forEach(({ stream }, index) => {
+          const [error, reply] = replies[index] ?? [null, []];
+          // "no such key": deleted between SCAN and XINFO. WRONGTYPE: recreated as another type.
+          groups.set(stream, error === null ? groupNames(reply) : []);
+        });
+      }),
+    );
+  }
+  return groups;
+}
+
+/** Streams the janitor writes to: never sources, or it would sweep its own output. */
+function outputStreams(groups: readonly ResolvedGroup[]): Set<string> {
+  const outputs = new Set<string>();
+  for (const group of groups) {
+    outputs.add(group.deadLetterStream);
+    if (group.requeueStream !== group.stream) outputs.add(group.requeueStream);
+  }
+  return outputs;
+}
+
+function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string): ResolvedGroup {
+  return resolveGroup({
+    stream,
+    group,
+    minIdleMs: entry.minIdleMs,
+    maxDeliveries: entry.maxDeliveries,
+    action: entry.action,
+    requeueStream: entry.requeueStream,
+    deadLetterStream: entry.deadLetterStream,
+    deadLetterMaxLen: entry.deadLetterMaxLen,
+  });
+}
+
+const byName = (a: ResolvedGroup, b: ResolvedGroup): number =>
+  a.stream < b.stream
+    ? -1
+    : a.stream > b.stream
+      ? 1
+      : a.group < b.group
+        ? -1
+        : a.group > b.group
+          ? 1
+          : 0;
+
+/**
+ * One scan of every pattern on every node: `SCAN ... MATCH ... TYPE stream` with a bounded
+ * COUNT, then `XINFO GROUPS` per match, group names filtered by glob here. Read-only.
+ */
+export async function scanDiscoverPatterns(
+  nodes: ScanNodes,
+  config: DiscoveryInput,
+): Promise<DiscoveryScan> {
+  const scan: DiscoveryScan = {
+    discovered: [],
+    overCap: new Map(),
+    streamsMatched: 0,
+    candidates: 0,
+  };
+  if (config.discover.length === 0) return scan;
+  const matches = new Map<string, Match>();
+  for (const node of nodes()) {
+    for (const [patternIndex, entry] of config.discover.entries()) {
+      for (const stream of await scanStreams(node, entry.match)) {
+        if (!matches.has(stream)) matches.set(stream, { stream, patternIndex, node });
+      }
+    }
+  }
+  scan.streamsMatched = matches.size;
+  const groupsByStream = await readGroups([...matches.values()]);
+  const groupMatchers = config.discover.map((entry) => compileGlob(entry.groups));
+
+  const listed = config.groups.map(resolveGroup);
+  const listedIds = new Set(listed.map((group) => group.id));
+  const candidates: ResolvedGroup[] = [];
+  const patternOf = new Map<string, DiscoverConfig>();
+  for (const { stream, patternIndex } of matches.values()) {
+    const entry = config.discover[patternIndex] as DiscoverConfig;
+    const matcher = groupMatchers[patternIndex] as (name: string) => boolean;
+    for (const name of groupsByStream.get(stream) ?? []) {
+      if (!matcher(name)) continue;
+      const group = resolveDiscovered(entry, stream, name);
+      // A listed pair takes its listed settings.
+      if (listedIds.has(group.id)) continue;
+      candidates.push(group);
+      patternOf.set(group.id, entry);
+    }
+  }
+  const outputs = outputStreams([...listed, ...candidates]);
+  const sources = candidates.filter((group) => !outputs.has(group.stream)).sort(byName);
+  scan.candidates = sources.length;
+  // Stable from scan to scan: the first maxGroups by name, whatever order SCAN returned.
+  scan.discovered = sources.slice(0, config.discovery.maxGroups);
+  for (const group of sources.slice(config.discovery.maxGroups)) {
+    const pattern = patternOf.get(group.id)?.match ?? "";
+    scan.overCap.set(pattern, (scan.overCap.get(pattern) ?? 0) + 1);
+  }
+  return scan;
+}
+
+/** The listed groups, then the discovered ones: the list a sweep or a report works on. */
+export function combineGroups(
+  config: DiscoveryInput,
+  discovered: readonly ResolvedGroup[],
+): ResolvedGroup[] {
+  return [...config.groups.map(resolveGroup), ...discovered];
+}
+
+/**
+ * Every group of the configuration, listed and discovered, as of now: for one-shot commands
+ * (`sweep`, `inspect`). The daemon keeps this up to date with a Discovery instead.
+ */
+export async function discoverGroups(
+  redis: RedisClient,
+  config: DiscoveryInput,
+): Promise<ResolvedGroup[]> {
+  const scan = await scanDiscoverPatterns(scanNodesOf(redis), config);
+  return combineGroups(config, scan.discovered);
+}
