@@ -29,7 +29,10 @@ export type LeafSpec<T = unknown> = {
 export type SectionSpec = Readonly<Record<string, LeafSpec>>;
 
 /** The convict view of the configuration: groups are a plain list, checked by loadConfig. */
-export type ConvictShape = Omit<JanitorConfig, "groups"> & { groups: unknown[] };
+export type ConvictShape = Omit<JanitorConfig, "groups" | "retention"> & {
+  groups: unknown[];
+  retention: unknown[];
+};
 
 /** setTimeout silently turns longer delays into 1 ms, so durations used as timers stop here. */
 export const MAX_DURATION_MS = 2 ** 31 - 1;
@@ -154,6 +157,10 @@ export const janitorSchema = {
     scrapeTimeoutMs: leaf(2000, "bound on the Redis reads done at scrape time", duration),
   },
   groups: leaf<unknown[]>([], "stream/group pairs to keep healthy", list),
+  retention: leaf<unknown[]>([], "safe trimming per stream", {
+    expected: "a list of {stream, maxLen, maxAgeMs}",
+    test: (v) => Array.isArray(v),
+  }),
 } satisfies convict.Schema<ConvictShape>;
 
 /** One element of `groups`. convict has no notion of array items, so loadConfig applies it. */
@@ -166,6 +173,18 @@ export const groupSchema = {
   requeueStream: leaf("", "empty: the source stream", anyString),
   deadLetterStream: leaf("", "empty: a stream in the source's hash slot", anyString),
   deadLetterMaxLen: leaf(100000, "approximate cap on the dead-letter stream", integer(1)),
+  reapConsumersIdleMs: leaf(
+    0,
+    "> 0: delete consumers that own nothing and were inactive this long (0: never)",
+    integer(0, MAX_DURATION_MS),
+  ),
+} satisfies SectionSpec;
+
+/** One element of `retention` (checked by checkRetention, like groups by loadConfig). */
+export const retentionSchema = {
+  stream: leaf("", "stream to trim safely", nonEmptyString, { required: true }),
+  maxLen: leaf(0, "keep about this many entries at most (0: no limit)", integer(0)),
+  maxAgeMs: leaf(0, "drop entries older than this (0: no limit)", integer(0)),
 } satisfies SectionSpec;
 
 export function isLeaf(node: SectionSpec | LeafSpec): node is LeafSpec {

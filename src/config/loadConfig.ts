@@ -13,7 +13,8 @@ import {
   type LeafSpec,
   type SectionSpec,
 } from "./configSchema.js";
-import type { GroupConfig, JanitorConfig } from "./types.js";
+import { checkRetention } from "./checkRetention.js";
+import type { GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */
@@ -31,11 +32,11 @@ type Mapping = Record<string, unknown>;
 export async function loadConfig(options: LoadConfigOptions): Promise<JanitorConfig> {
   const { env } = options;
   const file = await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG);
-  const { sections, groups } = checkFileValues(file);
+  const { sections, groups, retention } = checkFileValues(file);
   checkNumericEnv(env);
 
   const merged = mergeWithConvict(sections, env);
-  const config: JanitorConfig = { ...merged, groups };
+  const config: JanitorConfig = { ...merged, groups, retention };
   checkCrossKeyRules(config);
   if (config.redis.passwordFile !== "") {
     config.redis.password = await readPasswordFile(config.redis.passwordFile);
@@ -101,14 +102,21 @@ function syntaxProblem(error: unknown, text: string): string {
  * silently turns `port: "80x"` into 80. Returns the sections for convict and the groups with
  * their defaults filled in.
  */
-function checkFileValues(file: Mapping): { sections: Mapping; groups: GroupConfig[] } {
+function checkFileValues(file: Mapping): {
+  sections: Mapping;
+  groups: GroupConfig[];
+  retention: RetentionConfig[];
+} {
   const sections: Mapping = {};
   let groups: GroupConfig[] = [];
+  let retention: RetentionConfig[] = [];
   for (const [name, value] of Object.entries(file)) {
     const node = knownKey<SectionSpec | LeafSpec>(janitorSchema, name, name, value, "section");
     // `groups:` or `redis:` with everything below commented out parses as null.
     if (value === null) continue;
-    if (isLeaf(node)) {
+    if (name === "retention") {
+      retention = checkRetention(value);
+    } else if (isLeaf(node)) {
       checkLeaf(node, name, value);
       groups = (value as unknown[]).map((group, index) => checkGroup(group, `groups[${index}]`));
     } else {
@@ -120,7 +128,7 @@ function checkFileValues(file: Mapping): { sections: Mapping; groups: GroupConfi
       sections[name] = value;
     }
   }
-  return { sections, groups };
+  return { sections, groups, retention };
 }
 
 function checkGroup(raw: unknown, path: string): GroupConfig {

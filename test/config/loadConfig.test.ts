@@ -16,6 +16,7 @@ const DEFAULTS: JanitorConfig = {
     scrapeTimeoutMs: 2000,
   },
   groups: [],
+  retention: [],
 };
 
 const GROUP_DEFAULTS = {
@@ -25,6 +26,7 @@ const GROUP_DEFAULTS = {
   requeueStream: "",
   deadLetterStream: "",
   deadLetterMaxLen: 100000,
+  reapConsumersIdleMs: 0,
 };
 
 const CONTRACT_YAML = `

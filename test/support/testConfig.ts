@@ -19,6 +19,7 @@ export function testConfig(
       pelScanIntervalMs: 1000,
       scrapeTimeoutMs: 2000,
     },
+    retention: [],
     ...overrides,
     groups: groups.map((group) => ({
       stream: `${prefix}:stream`,
@@ -29,6 +30,7 @@ export function testConfig(
       requeueStream: "",
       deadLetterStream: "",
       deadLetterMaxLen: 1_000_000,
+      reapConsumersIdleMs: 0,
       ...group,
     })),
   };
