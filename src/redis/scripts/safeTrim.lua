@@ -14,7 +14,7 @@ can move between them. A stream without groups has no floor.
 KEYS[1]  stream
 KEYS[2]  optional fence key (the lease key); when present it must hold ARGV[5] or nothing changes
 
-ARGV[1]  maxLen: keep at most this many entries (0: no limit)
+ARGV[1]  maxLen: keep at most this many entries (-1: no limit)
 ARGV[2]  maxAgeMs: remove entries older than this, on the Redis clock (0: no limit)
 ARGV[3]  pageSize: at most this many entries are removed per call
 ARGV[4]  1: dry run (count, write nothing); 0: trim
@@ -81,7 +81,7 @@ local rangeStart = start
 if start ~= '-' then rangeStart = '(' .. start end
 local page = redis.call('XRANGE', stream, rangeStart, '+', 'COUNT', pageSize)
 local wanted = 0
-if maxLen > 0 then
+if maxLen >= 0 then
   local excess = redis.call('XLEN', stream) - counted - maxLen
   if excess > 0 then wanted = math.min(excess, #page) end
 end
