@@ -62,10 +62,15 @@ export async function runOperatorCommand(
   if (command === undefined) {
     if (!GROUP_WORDS.has(first)) return undefined;
     const choices = OPERATOR_COMMANDS.filter((c) => c.words[0] === first);
+    const usage = choices.map((c) => `  stream-janitor ${c.synopsis}`).join("\n");
+    if (second === "--help" || second === "-h") {
+      io.stdout.write(
+        `Usage:\n${usage}\n\nstream-janitor ${first} SUB-COMMAND --help for details.\n`,
+      );
+      return EXIT.ok;
+    }
     const problem = second === undefined ? "missing sub-command" : `unknown sub-command ${second}`;
-    io.stderr.write(
-      `stream-janitor ${first}: ${problem}\n\nUsage:\n${choices.map((c) => `  stream-janitor ${c.synopsis}`).join("\n")}\n`,
-    );
+    io.stderr.write(`stream-janitor ${first}: ${problem}\n\nUsage:\n${usage}\n`);
     return EXIT.usage;
   }
 
@@ -117,7 +122,7 @@ export async function runOperatorCommand(
     }),
   );
   try {
-    return await command.run(values, { config, redis, ...io });
+    return await command.run(values, { config, redis, stdout: io.stdout, stderr: io.stderr });
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${error.message}\n`);
