@@ -6,6 +6,7 @@ import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
+import type { Maintenance } from "./Maintenance.js";
 
 export interface SupervisorOptions {
   groups: readonly ResolvedGroup[];
@@ -17,6 +18,8 @@ export interface SupervisorOptions {
   maxEntriesPerGroup: number;
   /** The current leadership term, or undefined on a standby. */
   currentTerm: () => LeaderTerm | undefined;
+  /** Reaping and retention, run after each pass under the same fence. */
+  maintenance?: Maintenance;
   random?: () => number;
   /** Monotonic ms for durations. */
   now?: () => number;
@@ -48,6 +51,7 @@ export class Supervisor {
   constructor(options: SupervisorOptions) {
     this.options = options;
     initGroupSeries(options.metrics, options.groups);
+    options.maintenance?.initGroups(options.groups);
     this.log = options.logger.child({ component: "supervisor" });
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
@@ -117,6 +121,7 @@ export class Supervisor {
       if (result.pages > 0 || result.error !== undefined || result.complete)
         recordSweep(options.metrics, result, wallClockMs);
     }
+    await options.maintenance?.run(options.groups, results, term.fence, signal);
     return results;
   }
 

@@ -10,6 +10,9 @@ import { registerScripts } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { keysOutsideSourceSlot, resolveGroup } from "../sweep/resolveGroup.js";
 import { createScrapeRefresher } from "../metrics/createScrapeRefresher.js";
+import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import { janitorConsumerName } from "../operator/janitorConsumerName.js";
+import { Maintenance } from "./Maintenance.js";
 import { Supervisor } from "./Supervisor.js";
 import { TeardownStack } from "./TeardownStack.js";
 import { waitForRedis } from "./waitForRedis.js";
@@ -46,6 +49,7 @@ export async function startDaemon(
   try {
     const registry = new Registry();
     const metrics = createJanitorMetrics(registry, version);
+    const maintenanceMetrics = createMaintenanceMetrics(registry);
     const connection = (name: string, commandTimeoutMs: number, failFast = false): Redis => {
       const client = createRedisClient({
         ...config.redis,
@@ -110,6 +114,14 @@ export async function startDaemon(
         metrics,
         ...config.sweep,
         currentTerm: () => lease.term,
+        maintenance: new Maintenance({
+          redis: sweepRedis,
+          logger,
+          metrics: maintenanceMetrics,
+          retention: config.retention,
+          janitorConsumer: janitorConsumerName(config),
+          maxTrimmedPerPass: config.sweep.maxEntriesPerGroup,
+        }),
       });
       lease.on("acquired", (term) => {
         metrics.leader.set(1);

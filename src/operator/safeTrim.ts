@@ -13,6 +13,10 @@ export interface TrimRequest {
   fence?: Fence | undefined;
   /** Entries removed per script call (bounds how long one call blocks Redis). */
   pageSize?: number;
+  /** Stop after about this many entries (the daemon's per-pass budget); the rest waits. */
+  maxRemoved?: number;
+  /** Stops at the next page boundary. */
+  signal?: AbortSignal;
   progress?: Progress;
 }
 
@@ -101,7 +105,8 @@ export async function safeTrim(redis: ScriptedRedis, request: TrimRequest): Prom
       summary.floorId = page.floorId;
       request.progress?.update(summary.removed);
       if (page.removed < page.wanted) summary.blockedBy = page.blockedBy;
-      if (!page.more) break;
+      if (!page.more || request.signal?.aborted === true) break;
+      if (summary.removed >= (request.maxRemoved ?? Number.POSITIVE_INFINITY)) break;
       if (request.dryRun) cursor = page.lastRemovedId;
     }
   } finally {
