@@ -58,7 +58,15 @@ export interface InspectReport {
 }
 
 function describeProblem(reading: Exclude<GroupReading, { state: "ok" }>): string {
-  return reading.detail;
+  const { stream, group } = reading.group;
+  switch (reading.state) {
+    case "no-stream":
+      return `stream ${stream} is missing`;
+    case "no-group":
+      return `group ${group} is missing on ${stream}`;
+    default:
+      return reading.detail;
+  }
 }
 
 function inspectGroup(
