@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 async function redisNowMs(): Promise<number> {
-  const [seconds, micros] = (await fixture.redis.time()) as [string, string];
+  const [seconds, micros] = (await fixture.redis.call("TIME")) as [string, string];
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 

@@ -8,7 +8,7 @@ import { addDeadLetters, fieldValue, rawEntries } from "./deadLetterFixtures.js"
 const fixture = useRedisServer();
 
 async function redisNowMs(): Promise<number> {
-  const [seconds, micros] = (await fixture.redis.time()) as [string, string];
+  const [seconds, micros] = (await fixture.redis.call("TIME")) as [string, string];
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 

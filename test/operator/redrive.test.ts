@@ -49,7 +49,7 @@ describe("dlq redrive", () => {
         count: 5,
         layout,
       });
-      const [time] = (await fixture.redis.time()) as [string, string];
+      const [time] = (await fixture.redis.call("TIME")) as [string, string];
       const summary = await redriveDeadLetters(registerScripts(fixture.redis), group, options());
       expect(summary).toEqual({ redriven: 5, remaining: 0, dryRun: false });
       expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(0);

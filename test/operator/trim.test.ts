@@ -82,7 +82,7 @@ describe("trim", () => {
 
   it("trims to the limit when no group needs the entries, and by age", async () => {
     const stream = uniquePrefix("trim-free");
-    const [seconds] = (await fixture.redis.time()) as [string, string];
+    const [seconds] = (await fixture.redis.call("TIME")) as [string, string];
     const nowMs = Number(seconds) * 1000;
     for (let i = 0; i < 10; i += 1)
       await fixture.redis.xadd(stream, `${nowMs - 600_000}-${i}`, "old", "1");
