@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
+import { operatorScenario } from "./operatorCommands.js";
 import { profileScenario } from "./profileScript.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
@@ -24,8 +25,11 @@ const SCENARIOS: Record<string, Scenario> = {
   "4": observabilityScenario,
   "5": leaseScenario,
 };
-/** Run only on request (`--only=p`): where the time of one script call goes. */
-const OPTIONAL: Record<string, Scenario> = { p: profileScenario };
+/**
+ * Run only on request: `--only=p`, where the time of one script call goes; `--only=o`, what the
+ * operator commands cost (redrive throughput, inspect on a 1,000,000-entry PEL).
+ */
+const OPTIONAL: Record<string, Scenario> = { p: profileScenario, o: operatorScenario };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5 or p`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5, p or o`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;
