@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Redis } from "ioredis";
 import { readCommandStats, resetStats } from "./redisStats.js";
@@ -118,9 +121,6 @@ export async function operatorScenario(options: BenchOptions): Promise<ScenarioR
     // --- inspect ----------------------------------------------------------------------------
     const sizes = options.quick ? [1000, 100_000] : [1000, 1_000_000];
     const inspectRows: (string | number)[][] = [];
-    const { writeFile, mkdtemp } = await import("node:fs/promises");
-    const { join } = await import("node:path");
-    const { tmpdir } = await import("node:os");
     const dir = await mkdtemp(join(tmpdir(), "sj-bench-"));
     for (const size of sizes) {
       const stream = `inspect:${size}`;
