@@ -55,8 +55,13 @@ groups:
     action: dead-letter
     deadLetterStream: "{orders}:dead"
     deadLetterMaxLen: 1000
+    reapConsumersIdleMs: 3600000
   - stream: payments
     group: ledger
+retention:
+  - stream: orders
+    maxLen: 1000000
+    maxAgeMs: 0
 `;
 
 describe("loadConfig", () => {
@@ -95,9 +100,11 @@ describe("loadConfig", () => {
           requeueStream: "",
           deadLetterStream: "{orders}:dead",
           deadLetterMaxLen: 1000,
+          reapConsumersIdleMs: 3_600_000,
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],
+      retention: [{ stream: "orders", maxLen: 1_000_000, maxAgeMs: 0 }],
     });
   });
 
