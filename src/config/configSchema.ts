@@ -1,6 +1,6 @@
 import type convict from "convict";
 import { ConfigError } from "./ConfigError.js";
-import { GROUP_ACTIONS, type GroupConfig, type JanitorConfig } from "./types.js";
+import { GROUP_ACTIONS, REDIS_MODES, type GroupConfig, type JanitorConfig } from "./types.js";
 
 /** What a value must satisfy, in words (for ConfigError) and as a predicate. */
 interface Check {
@@ -27,6 +27,13 @@ export type LeafSpec<T = unknown> = {
 };
 
 export type SectionSpec = Readonly<Record<string, LeafSpec>>;
+
+/** A section whose keys are leaves or further sections (`redis.tls`). */
+export interface NestedSectionSpec {
+  readonly [key: string]: LeafSpec | NestedSectionSpec;
+}
+
+export type SchemaNode = LeafSpec | NestedSectionSpec;
 
 /** The convict view of the configuration: groups are a plain list, checked by loadConfig. */
 export type ConvictShape = Omit<JanitorConfig, "groups" | "retention"> & {
@@ -79,12 +86,30 @@ function oneOf(values: readonly string[]): Check {
 
 // Lower-case schemes only: code elsewhere may decide on TLS by looking for "rediss://".
 const redisUrl: Check = {
-  expected: "a URL starting with redis:// or rediss://",
-  test: (v) => typeof v === "string" && /^rediss?:\/\//u.test(v) && URL.canParse(v),
+  expected: "a URL starting with redis://, rediss:// or unix:///",
+  test: (v) =>
+    typeof v === "string" &&
+    (/^rediss?:\/\//u.test(v) || /^unix:\/\/\/./u.test(v)) &&
+    URL.canParse(v),
+};
+
+// IPv6 in brackets ([::1]:26379), a name or an IPv4 address, then a port.
+const HOST_PORT = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/iu;
+
+const hostPorts: Check = {
+  expected: 'a list of "host:port" strings',
+  test: (v) =>
+    Array.isArray(v) &&
+    v.every((item) => {
+      const port = typeof item === "string" ? HOST_PORT.exec(item)?.[2] : undefined;
+      return port !== undefined && Number(port) >= 1 && Number(port) <= 65535;
+    }),
 };
 
 const boolean: Check = { expected: "true or false", test: (v) => typeof v === "boolean" };
 const list: Check = { expected: "a list of groups", test: (v) => Array.isArray(v) };
+
+const file: Check = { expected: "a file path (empty: none)", test: anyString.test };
 
 function leaf<T>(
   defaultValue: T,
@@ -107,16 +132,30 @@ function leaf<T>(
 /** Contract section 3. Environment overrides are convict's `env`; they beat the file. */
 export const janitorSchema = {
   redis: {
-    url: leaf("redis://127.0.0.1:6379", "Redis URL; rediss:// for TLS", redisUrl, {
+    url: leaf("redis://127.0.0.1:6379", "Redis URL; rediss:// for TLS; unix:///path", redisUrl, {
       env: "STREAM_JANITOR_REDIS_URL",
+    }),
+    mode: leaf("standalone", "standalone, sentinel or cluster", oneOf(REDIS_MODES)),
+    nodes: leaf<string[]>([], "sentinel: the Sentinels; cluster: more seed nodes", hostPorts),
+    masterName: leaf("", "sentinel: the name of the monitored master", anyString),
+    username: leaf("", "ACL user; empty: the URL's user, else default", anyString, {
+      env: "STREAM_JANITOR_REDIS_USERNAME",
     }),
     password: leaf("", "Redis password; prefer passwordFile", anyString, {
       env: "STREAM_JANITOR_REDIS_PASSWORD",
       sensitive: true,
     }),
-    passwordFile: leaf("", "file holding the Redis password; wins over password", anyString, {
+    passwordFile: leaf("", "file holding the Redis password; wins over password", file, {
       env: "STREAM_JANITOR_REDIS_PASSWORD_FILE",
     }),
+    sentinelPassword: leaf("", "the Sentinels' own password", anyString, { sensitive: true }),
+    sentinelPasswordFile: leaf("", "file holding the Sentinels' password", file),
+    tls: {
+      caFile: leaf("", "PEM bundle of CAs to trust; empty: the system's CAs", file),
+      certFile: leaf("", "client certificate (PEM), for mutual TLS", file),
+      keyFile: leaf("", "client private key (PEM), for mutual TLS", file),
+      serverName: leaf("", "name to verify; empty: the host of the URL", anyString),
+    },
   },
   http: {
     host: leaf("0.0.0.0", "address of /metrics, /livez, /readyz", nonEmptyString, {
@@ -135,6 +174,9 @@ export const janitorSchema = {
     ttlMs: leaf(15000, "how long a crashed leader blocks take-over", duration),
     renewDeadlineMs: leaf(10000, "the leader stops acting if not renewed for this long", duration),
     retryPeriodMs: leaf(2000, "renew cadence; standby acquire cadence", duration),
+    // Beyond the contract: see README "Sentinel" for the trade-off.
+    waitReplicas: leaf(0, "> 0: WAIT for this many replicas after acquiring", integer(0, 100)),
+    waitTimeoutMs: leaf(500, "bound on that WAIT; below retryPeriodMs", duration),
   },
   sweep: {
     intervalMs: leaf(30000, "time between sweeps", duration),
@@ -187,23 +229,25 @@ export const retentionSchema = {
   maxAgeMs: leaf(0, "drop entries older than this (0: no limit)", integer(0)),
 } satisfies SectionSpec;
 
-export function isLeaf(node: SectionSpec | LeafSpec): node is LeafSpec {
+export function isLeaf(node: SchemaNode): node is LeafSpec {
   return Object.hasOwn(node, "default");
 }
 
-/** Every leaf of the top-level schema with its dotted path. */
+/** Every leaf of the top-level schema with its dotted path, nested sections included. */
 export function schemaLeaves(): [path: string, spec: LeafSpec][] {
   const leaves: [string, LeafSpec][] = [];
-  for (const [name, node] of Object.entries<SectionSpec | LeafSpec>(janitorSchema)) {
-    if (isLeaf(node)) leaves.push([name, node]);
-    else for (const [key, spec] of Object.entries(node)) leaves.push([`${name}.${key}`, spec]);
-  }
+  const visit = (prefix: string, node: SchemaNode): void => {
+    if (isLeaf(node)) leaves.push([prefix, node]);
+    else for (const [key, child] of Object.entries(node)) visit(`${prefix}.${key}`, child);
+  };
+  for (const [name, node] of Object.entries<SchemaNode>(janitorSchema)) visit(name, node);
   return leaves;
 }
 
 /** The rules that span several keys, which neither convict nor a per-key check can express. */
 export function checkCrossKeyRules(config: Pick<JanitorConfig, "lease" | "groups">): void {
   checkLeaseRule(config.lease);
+  checkLeaseWaitRule(config.lease);
   checkGroupRules(config.groups);
 }
 
@@ -219,6 +263,15 @@ function checkLeaseRule(lease: JanitorConfig["lease"]): void {
     const bound = (lease.retryPeriodMs * 6) / 5;
     const expected = `more than 1.2 * lease.retryPeriodMs (${bound}); ${rule}`;
     throw new ConfigError("lease.renewDeadlineMs", lease.renewDeadlineMs, expected);
+  }
+}
+
+/** The WAIT runs on the lease connection, whose commands time out after retryPeriodMs. */
+function checkLeaseWaitRule(lease: JanitorConfig["lease"]): void {
+  const { waitReplicas = 0, waitTimeoutMs = 0, retryPeriodMs } = lease;
+  if (waitReplicas > 0 && waitTimeoutMs >= retryPeriodMs) {
+    const expected = `less than lease.retryPeriodMs (${retryPeriodMs}) when lease.waitReplicas > 0`;
+    throw new ConfigError("lease.waitTimeoutMs", waitTimeoutMs, expected);
   }
 }
 

@@ -30,6 +30,7 @@ export function formatEffectiveConfig(config: JanitorConfig): string {
       ...config.redis,
       url: maskRedisUrl(config.redis.url),
       password: config.redis.password === "" ? "" : SECRET_MASK,
+      sentinelPassword: config.redis.sentinelPassword === "" ? "" : SECRET_MASK,
     },
   };
   return JSON.stringify(shown, null, 2);

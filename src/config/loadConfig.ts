@@ -11,8 +11,10 @@ import {
   schemaLeaves,
   type ConvictShape,
   type LeafSpec,
-  type SectionSpec,
+  type NestedSectionSpec,
+  type SchemaNode,
 } from "./configSchema.js";
+import { checkRedisSettings } from "./checkRedisSettings.js";
 import { checkRetention } from "./checkRetention.js";
 import type { GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
 
@@ -41,6 +43,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
   if (config.redis.passwordFile !== "") {
     config.redis.password = await readPasswordFile(config.redis.passwordFile);
   }
+  await checkRedisSettings(config.redis);
   return config;
 }
 
@@ -111,7 +114,7 @@ function checkFileValues(file: Mapping): {
   let groups: GroupConfig[] = [];
   let retention: RetentionConfig[] = [];
   for (const [name, value] of Object.entries(file)) {
-    const node = knownKey<SectionSpec | LeafSpec>(janitorSchema, name, name, value, "section");
+    const node = knownKey<SchemaNode>(janitorSchema, name, name, value, "section");
     // `groups:` or `redis:` with everything below commented out parses as null.
     if (value === null) continue;
     if (name === "retention") {
@@ -120,15 +123,24 @@ function checkFileValues(file: Mapping): {
       checkLeaf(node, name, value);
       groups = (value as unknown[]).map((group, index) => checkGroup(group, `groups[${index}]`));
     } else {
-      if (!isMapping(value)) throw new ConfigError(name, value, `a mapping of ${name} settings`);
-      for (const [key, leafValue] of Object.entries(value)) {
-        const path = `${name}.${key}`;
-        checkLeaf(knownKey(node, key, path, leafValue, `${name} key`), path, leafValue);
-      }
+      checkSection(node, name, value);
       sections[name] = value;
     }
   }
   return { sections, groups, retention };
+}
+
+/** A section's keys, recursively for nested sections (`redis.tls`). */
+function checkSection(node: NestedSectionSpec, path: string, value: unknown): void {
+  if (!isMapping(value)) throw new ConfigError(path, value, `a mapping of ${path} settings`);
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = `${path}.${key}`;
+    const spec = knownKey<SchemaNode>(node, key, childPath, child, `${path} key`);
+    if (isLeaf(spec)) checkLeaf(spec, childPath, child);
+    // `tls:` with everything below commented out parses as null: the defaults apply.
+    else if (child === null) Reflect.deleteProperty(value, key);
+    else checkSection(spec, childPath, child);
+  }
 }
 
 function checkGroup(raw: unknown, path: string): GroupConfig {

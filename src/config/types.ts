@@ -34,11 +34,51 @@ export interface RetentionConfig {
   maxAgeMs: number;
 }
 
+export type RedisMode = "standalone" | "sentinel" | "cluster";
+
+export const REDIS_MODES: readonly RedisMode[] = ["standalone", "sentinel", "cluster"];
+
+/** Files are paths here; their contents are read when connections are made (checked at load). */
+export interface RedisTlsConfig {
+  /** PEM bundle of the CAs to trust; empty: the system's CAs. */
+  caFile: string;
+  /** Client certificate and key, for mutual TLS; both or neither. */
+  certFile: string;
+  keyFile: string;
+  /** Name to verify in the server's certificate; empty: the host of the URL. */
+  serverName: string;
+}
+
+export interface RedisConfig {
+  mode: RedisMode;
+  /** redis://, rediss:// (TLS) or unix:///path. Sentinel mode: scheme, credentials and db only. */
+  url: string;
+  /** Sentinel: the Sentinels; cluster: more seed nodes ("host:port"). */
+  nodes: string[];
+  masterName: string;
+  /** ACL user; empty: the URL's user, else `default`. */
+  username: string;
+  password: string;
+  passwordFile: string;
+  sentinelPassword: string;
+  sentinelPasswordFile: string;
+  tls: RedisTlsConfig;
+}
+
 export interface JanitorConfig {
-  redis: { url: string; password: string; passwordFile: string };
+  redis: RedisConfig;
   http: { host: string; port: number };
   log: { level: string };
-  lease: { key: string; ttlMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  lease: {
+    key: string;
+    ttlMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+    /** > 0: after acquiring, WAIT until this many replicas have the lease before acting. */
+    waitReplicas?: number;
+    /** Bound on that WAIT; must stay below retryPeriodMs. */
+    waitTimeoutMs?: number;
+  };
   sweep: { intervalMs: number; batchSize: number; maxEntriesPerGroup: number };
   /** Extensions beyond contract section 3: how the gauges are collected. */
   metrics: {
@@ -54,4 +94,20 @@ export interface JanitorConfig {
   groups: GroupConfig[];
   /** Safe trimming per stream (contract section 3). */
   retention: RetentionConfig[];
+}
+
+/** A standalone, plain-TCP connection to `url` with no credentials: the defaults of section 3. */
+export function plainRedisConfig(url: string): RedisConfig {
+  return {
+    mode: "standalone",
+    url,
+    nodes: [],
+    masterName: "",
+    username: "",
+    password: "",
+    passwordFile: "",
+    sentinelPassword: "",
+    sentinelPasswordFile: "",
+    tls: { caFile: "", certFile: "", keyFile: "", serverName: "" },
+  };
 }

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
-import type { JanitorConfig } from "../config/types.js";
+import { plainRedisConfig, type JanitorConfig } from "../config/types.js";
 import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
 
 /**
@@ -23,7 +23,7 @@ const PREFERRED_HTTP_PORT = 9478;
  */
 export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
   return {
-    redis: { url: redisUrl, password: "", passwordFile: "" },
+    redis: plainRedisConfig(redisUrl),
     // Loopback only: the demo has no business exposing a port to the network.
     http: { host: "127.0.0.1", port: httpPort },
     log: { level: "info" },

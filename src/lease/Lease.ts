@@ -162,6 +162,10 @@ export class Lease extends EventEmitter<LeaseEvents> {
       await this.releaseQuietly(value);
       return undefined;
     }
+    // From here the key holds our value: a refusal or an error below leaves it for the next
+    // attempt to adopt (and wait again), or for stop() to release.
+    this.candidateMaybeHeld = true;
+    if (!(await this.replicated())) return undefined;
     if (sentAt + this.options.renewDeadlineMs <= this.now()) {
       // Answered too late to act on; the key holds our value, so the next attempt adopts it.
       this.candidateMaybeHeld = true;
@@ -184,6 +188,23 @@ export class Lease extends EventEmitter<LeaseEvents> {
     this.log.info({ fencingToken: result.fencingToken, adopted }, "lease acquired");
     this.emitSafely("acquired", term.view);
     return term;
+  }
+
+  /**
+   * With lease.waitReplicas, a lease that no replica has yet could vanish in a failover and be
+   * acquired again by a standby while we act on it (our fenced writes would then fail, not
+   * duplicate): wait until enough replicas hold it. Rejects when Redis does not answer.
+   */
+  private async replicated(): Promise<boolean> {
+    const { waitReplicas = 0, waitTimeoutMs = 0 } = this.options;
+    if (waitReplicas <= 0) return true;
+    const acknowledged = Number(await this.options.redis.call("WAIT", waitReplicas, waitTimeoutMs));
+    if (acknowledged >= waitReplicas) return true;
+    this.log.warn(
+      { acknowledged, waitReplicas, waitTimeoutMs },
+      "lease acquired but not yet on enough replicas; not acting on it",
+    );
+    return false;
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {

@@ -11,6 +11,12 @@ export interface LeaseOptions {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   logger: Logger;
+  /**
+   * > 0: after acquiring, `WAIT waitReplicas waitTimeoutMs` and act only once that many replicas
+   * hold the lease (see README, Sentinel). Off (0) by default.
+   */
+  waitReplicas?: number;
+  waitTimeoutMs?: number;
   /** Jitter source, [0, 1). */
   random?: () => number;
   /** Monotonic clock in ms; performance.now() unless a test injects one. */

@@ -1,10 +1,13 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { endpointOptions, type RedisEndpointSettings } from "./connectionOptions.js";
+import {
+  describeResetAfterHandshake,
+  describeTlsError,
+  withAclAdvice,
+} from "./explainRedisError.js";
 
-export interface RedisClientOptions {
-  url: string;
-  /** Wins over a password inside the URL when non-empty. */
-  password: string;
+export type RedisClientOptions = RedisEndpointSettings & {
   /** Shown in CLIENT LIST, so operators can tell the janitor's connections apart. */
   connectionName: string;
   /**
@@ -18,34 +21,56 @@ export interface RedisClientOptions {
    * for the lease, where a late renewal is worse than none.
    */
   failFast?: boolean;
-}
+};
+
+/** A replica (the old primary, after a failover) answers writes with READONLY. */
+const READONLY = /^READONLY\b/u;
 
 /**
- * The one place connections are made. Sentinel and Cluster belong here too: everything else
- * takes the client it is given, and every script declares all its keys.
+ * The one place connections are made: every connection of the product (sweep, metrics, lease,
+ * and through ioredis the Sentinel ones) gets the same TLS material, ACL user and topology.
+ * Everything else takes the client it is given, and every script declares all its keys.
  */
 export function createRedisClient(options: RedisClientOptions): Redis {
-  const client = new Redis(options.url, {
-    ...(options.password === "" ? {} : { password: options.password }),
+  const isTls = options.url.startsWith("rediss://");
+  const client = new Redis({
+    ...endpointOptions(options),
     connectionName: options.connectionName,
+    // CLIENT SETINFO (7.2+) is not in the least-privilege ACL: denied, it would fill ACL LOG.
+    disableClientInfo: true,
     protocol: 2,
     lazyConnect: true,
     commandTimeout: options.commandTimeoutMs,
     connectTimeout: Math.max(options.commandTimeoutMs, 1000),
+    sentinelCommandTimeout: Math.max(options.commandTimeoutMs, 1000),
     // One retry across a reconnect, then fail: the caller decides what a failure means.
     maxRetriesPerRequest: options.failFast === true ? 0 : 1,
     autoResendUnfulfilledCommands: options.failFast !== true,
-    retryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+    // Under Sentinel a reconnect asks the Sentinels for the primary again: cap the backoff low
+    // so the promoted replica is found within a retry period or so of the switch.
+    retryStrategy: (attempt: number) =>
+      Math.min(100 * 2 ** Math.min(attempt, 5), options.mode === "sentinel" ? 400 : 2000),
+    // After a failover a connection may still reach the demoted primary: reconnect, which asks
+    // the Sentinels again. The failed command is not resent (a page is simply swept next time).
+    reconnectOnError: (error: Error) => READONLY.test(error.message),
     enableOfflineQueue: true,
   });
+  let tlsProblem: string | undefined;
+  explainFailures(client, () => tlsProblem);
   let lastErrorLogged = "";
   client.on("error", (error: Error) => {
+    // "connect": the socket (and TLS) is up but the connection was never ready.
+    const resetBeforeReady = isTls && client.status === "connect" && tlsProblem === undefined;
+    const tls =
+      describeTlsError(error) ??
+      (resetBeforeReady ? describeResetAfterHandshake(error) : undefined);
+    tlsProblem = tls ?? tlsProblem;
     // Reconnect loops repeat the same error many times a second; log each distinct one once.
     if (error.message === lastErrorLogged) return;
     lastErrorLogged = error.message;
     options.logger.warn(
-      { connection: options.connectionName, err: error },
-      "redis connection error",
+      { connection: options.connectionName, err: error, ...(tls === undefined ? {} : { tls }) },
+      tls ?? "redis connection error",
     );
   });
   client.on("ready", () => {
@@ -53,6 +78,33 @@ export function createRedisClient(options: RedisClientOptions): Redis {
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     }
     lastErrorLogged = "";
+    tlsProblem = undefined;
   });
   return client;
+}
+
+/**
+ * Rewrites the message of every failed command, wherever it surfaces (sweep results, lease
+ * outages, readiness, start-up): a NOPERM gets the ACL rule to add, and a timeout or closed
+ * connection caused by a failed TLS handshake says so instead of just "Command timed out".
+ */
+function explainFailures(client: Redis, tlsProblem: () => string | undefined): void {
+  const send = client.sendCommand.bind(client);
+  const wrapped = new WeakSet<object>();
+  client.sendCommand = (command, ...rest) => {
+    // The offline queue sends the same command again after a reconnect: wrap it once.
+    if (!wrapped.has(command)) {
+      wrapped.add(command);
+      const reject = command.reject;
+      command.reject = (error: Error) => {
+        const problem = tlsProblem();
+        const isReply = error.name === "ReplyError";
+        if (problem !== undefined && !isReply && !error.message.startsWith("TLS")) {
+          error.message = `${problem} (${error.message})`;
+        }
+        reject(withAclAdvice(error));
+      };
+    }
+    return send(command, ...rest);
+  };
 }

@@ -17,6 +17,7 @@ import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
+import { tlsCostScenario } from "./tlsCost.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   "1": throughputScenario,
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "3": memoryScenario,
   "4": observabilityScenario,
   "5": leaseScenario,
+  "6": tlsCostScenario,
 };
 /**
  * Run only on request: `--only=p`, where the time of one script call goes; `--only=o`, what the
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5, p or o`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-6, p or o`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { plainRedisConfig } from "../../src/config/types.js";
 import { SECTIONS, expectConfigError, makeTempDir, type TempDir } from "./configFiles.js";
 
 const DEFAULT_URL = "redis://127.0.0.1:6379";
@@ -21,7 +22,11 @@ describe("loadConfig: password files and configuration files", () => {
         JSON.stringify({ redis: { password: "ignored", passwordFile } }),
       );
       const config = await loadConfig({ configPath, env: {} });
-      expect(config.redis).toEqual({ url: DEFAULT_URL, password: "s3cret", passwordFile });
+      expect(config.redis).toEqual({
+        ...plainRedisConfig(DEFAULT_URL),
+        password: "s3cret",
+        passwordFile,
+      });
     });
 
     it("strips a CRLF, and only one newline", async () => {

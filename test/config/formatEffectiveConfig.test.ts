@@ -17,8 +17,15 @@ describe("formatEffectiveConfig", () => {
     const shown = JSON.parse(text) as typeof config;
     expect(shown.redis).toEqual({
       url: "rediss://janitor:***@redis.internal:6380/0",
+      mode: "standalone",
+      nodes: [],
+      masterName: "",
+      username: "",
       password: "***",
       passwordFile: "",
+      sentinelPassword: "",
+      sentinelPasswordFile: "",
+      tls: { caFile: "", certFile: "", keyFile: "", serverName: "" },
     });
     expect({ ...shown, redis: config.redis }).toEqual(config);
     expect(config.redis.password).toBe("topsecret");

@@ -167,7 +167,8 @@ describe("configuration validation: metrics, groups and environment", () => {
       const error = await expectConfigError(load({}, env), {
         key: "redis.url",
         value: "tcp://:***@redis:6379",
-        expected: "a URL starting with redis:// or rediss:// (from STREAM_JANITOR_REDIS_URL)",
+        expected:
+          "a URL starting with redis://, rediss:// or unix:/// (from STREAM_JANITOR_REDIS_URL)",
       });
       expect(error.message).not.toContain("s3cret");
     });

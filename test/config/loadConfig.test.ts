@@ -1,13 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import type { JanitorConfig } from "../../src/config/types.js";
+import { plainRedisConfig, type JanitorConfig } from "../../src/config/types.js";
 import { makeTempDir, type TempDir } from "./configFiles.js";
 
 const DEFAULTS: JanitorConfig = {
-  redis: { url: "redis://127.0.0.1:6379", password: "", passwordFile: "" },
+  redis: plainRedisConfig("redis://127.0.0.1:6379"),
   http: { host: "0.0.0.0", port: 9478 },
   log: { level: "info" },
-  lease: { key: "stream-janitor:lease", ttlMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 },
+  lease: {
+    key: "stream-janitor:lease",
+    ttlMs: 15000,
+    renewDeadlineMs: 10000,
+    retryPeriodMs: 2000,
+    waitReplicas: 0,
+    waitTimeoutMs: 500,
+  },
   sweep: { intervalMs: 30000, batchSize: 100, maxEntriesPerGroup: 100000 },
   metrics: {
     perConsumer: false,
@@ -84,10 +91,17 @@ describe("loadConfig", () => {
     const configPath = await dir.write("contract.yaml", CONTRACT_YAML);
     const config = await loadConfig({ configPath, env: {} });
     expect(config).toEqual({
-      redis: { url: "rediss://redis.internal:6380", password: "", passwordFile: "" },
+      redis: plainRedisConfig("rediss://redis.internal:6380"),
       http: { host: "127.0.0.1", port: 9100 },
       log: { level: "debug" },
-      lease: { key: "janitor:lease", ttlMs: 9000, renewDeadlineMs: 6000, retryPeriodMs: 1000 },
+      lease: {
+        key: "janitor:lease",
+        ttlMs: 9000,
+        renewDeadlineMs: 6000,
+        retryPeriodMs: 1000,
+        waitReplicas: 0,
+        waitTimeoutMs: 500,
+      },
       sweep: { intervalMs: 5000, batchSize: 500, maxEntriesPerGroup: 2000 },
       metrics: DEFAULTS.metrics,
       groups: [
@@ -145,9 +159,8 @@ describe("loadConfig", () => {
       },
     });
     expect(config.redis).toEqual({
-      url: "redis://other:6379",
+      ...plainRedisConfig("redis://other:6379"),
       password: "from-env",
-      passwordFile: "",
     });
     expect(config.http).toEqual({ host: "::", port: 4321 });
     expect(config.log.level).toBe("error");

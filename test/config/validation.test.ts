@@ -35,7 +35,8 @@ describe("configuration validation", () => {
       await expectConfigError(load({ redis: { host: "localhost" } }), {
         key: "redis.host",
         value: "localhost",
-        expected: "a known redis key: one of url, password, passwordFile",
+        expected:
+          "a known redis key: one of url, mode, nodes, masterName, username, password, passwordFile, sentinelPassword, sentinelPasswordFile, tls",
       });
     });
 
@@ -53,7 +54,8 @@ describe("configuration validation", () => {
       const error = await expectConfigError(load({ redis: { pasword: "hunter2" } }), {
         key: "redis.pasword",
         value: "***",
-        expected: "a known redis key: one of url, password, passwordFile",
+        expected:
+          "a known redis key: one of url, mode, nodes, masterName, username, password, passwordFile, sentinelPassword, sentinelPasswordFile, tls",
       });
       expect(error.message).not.toContain("hunter2");
     });
@@ -115,7 +117,7 @@ describe("configuration validation", () => {
       await expectConfigError(load({ redis: { url: "http://user:secret@localhost:6379" } }), {
         key: "redis.url",
         value: "http://user:***@localhost:6379",
-        expected: "a URL starting with redis:// or rediss://",
+        expected: "a URL starting with redis://, rediss:// or unix:///",
       });
     });
 

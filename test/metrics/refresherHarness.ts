@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { Registry } from "prom-client";
-import type { JanitorConfig } from "../../src/config/types.js";
+import { plainRedisConfig, type JanitorConfig } from "../../src/config/types.js";
 import {
   createScrapeRefresher,
   type ScrapeRefresher,
@@ -16,7 +16,7 @@ export function janitorConfig(
   metrics: Partial<JanitorConfig["metrics"]> = {},
 ): JanitorConfig {
   return {
-    redis: { url: redisUrl, password: "", passwordFile: "" },
+    redis: plainRedisConfig(redisUrl),
     http: { host: "127.0.0.1", port: 0 },
     log: { level: "silent" },
     lease: { key: "stream-janitor:lease", ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },

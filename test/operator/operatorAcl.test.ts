@@ -31,8 +31,8 @@ const pair = ["--stream", STREAM, "--group", "billing"];
 
 describe("operator commands under the ACL users of deploy/redis/stream-janitor.acl", () => {
   beforeAll(async () => {
-    await loadUser("stream-janitor-inspect");
     await loadUser("stream-janitor-operator");
+    await loadUser("stream-janitor-operator-rw");
     await addStuckEntries(fixture.redis, STREAM, "billing", numberedBodies(5), { consumer: "w" });
     await fixture.redis.xgroup("CREATECONSUMER", STREAM, "billing", "idle-worker");
     await addDeadLetters(fixture.redis, {
@@ -44,21 +44,21 @@ describe("operator commands under the ACL users of deploy/redis/stream-janitor.a
   });
 
   it("inspect and dlq list work read-only; writes are refused to that user", async () => {
-    const inspect = await as("stream-janitor-inspect", ["inspect", "--json"]);
+    const inspect = await as("stream-janitor-operator", ["inspect", "--json"]);
     expect(inspect.stderr).toBe("");
     expect(inspect.code).toBe(0);
-    const list = await as("stream-janitor-inspect", ["dlq", "list", ...pair, "--json"]);
+    const list = await as("stream-janitor-operator", ["dlq", "list", ...pair, "--json"]);
     expect(list.code).toBe(0);
     expect((JSON.parse(list.stdout) as { deadLetters: unknown[] }).deadLetters).toHaveLength(4);
 
-    const redrive = await as("stream-janitor-inspect", ["dlq", "redrive", ...pair]);
+    const redrive = await as("stream-janitor-operator", ["dlq", "redrive", ...pair]);
     expect(redrive.code).toBe(1);
     expect(redrive.stderr).toMatch(/NOPERM/u);
     expect(await fixture.redis.xlen(DEAD)).toBe(4);
   });
 
-  it("the operator user runs every command", async () => {
-    const user = "stream-janitor-operator";
+  it("the operator-rw user runs every command", async () => {
+    const user = "stream-janitor-operator-rw";
     expect((await as(user, ["inspect"])).code).toBe(0);
     expect((await as(user, ["dlq", "list", ...pair])).code).toBe(0);
     const redrive = await as(user, ["dlq", "redrive", ...pair, "--limit", "2", "--json"]);

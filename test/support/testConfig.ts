@@ -1,4 +1,4 @@
-import type { GroupConfig, JanitorConfig } from "../../src/config/types.js";
+import { plainRedisConfig, type GroupConfig, type JanitorConfig } from "../../src/config/types.js";
 
 /** A full configuration with timings small enough for tests (the contract allows a few ms). */
 export function testConfig(
@@ -8,7 +8,7 @@ export function testConfig(
   overrides: Partial<Omit<JanitorConfig, "groups">> = {},
 ): JanitorConfig {
   return {
-    redis: { url: redisUrl, password: "", passwordFile: "" },
+    redis: plainRedisConfig(redisUrl),
     http: { host: "127.0.0.1", port: 0 },
     log: { level: "info" },
     lease: { key: `${prefix}:lease`, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },

@@ -1,0 +1,238 @@
+import type { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { plainRedisConfig } from "../../src/config/types.js";
+import { Lease } from "../../src/lease/Lease.js";
+import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
+import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { uniquePrefix } from "../support/redisServer.js";
+import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
+import { testConfig } from "../support/testConfig.js";
+import { waitFor } from "../support/waitFor.js";
+import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
+
+let set: SentinelSet;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  set = await SentinelSet.start();
+}, 60_000);
+afterAll(async () => {
+  await set.stop();
+});
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+const LEASE = { ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+/** The issue's bound: the lease is back (and sweeps resume) within ttl + 2 retry periods. */
+const RESUME_BOUND_MS = LEASE.ttlMs + 2 * LEASE.retryPeriodMs;
+const STUCK = 3000;
+
+async function sentinelDaemon(prefix: string): Promise<DaemonProcess> {
+  const config = testConfig(`redis://${MASTER_NAME}`, prefix, [{ minIdleMs: 600_000 }], {
+    redis: {
+      ...plainRedisConfig(`redis://${MASTER_NAME}`),
+      mode: "sentinel",
+      nodes: set.sentinelNodes,
+      masterName: MASTER_NAME,
+    },
+    lease: { key: `${prefix}:lease`, ...LEASE },
+    // Small pages and a small budget per sweep: the stuck entries take several seconds to drain,
+    // so the failover lands in the middle of them.
+    sweep: { intervalMs: 50, batchSize: 10, maxEntriesPerGroup: 40 },
+  });
+  const file = await writeConfigFile(config);
+  cleanups.push(file.remove);
+  const daemon = await DaemonProcess.start(file.path);
+  cleanups.push(() => daemon.kill());
+  return daemon;
+}
+
+/** Stuck entries that every replica has (WAIT): a failover cannot take them away. */
+async function stuckOnEveryReplica(primary: Redis, stream: string): Promise<string[]> {
+  const ids = await addStuckEntries(primary, stream, "workers", numberedBodies(STUCK));
+  expect(await primary.call("WAIT", 1, 10_000)).toBe(1);
+  return ids;
+}
+
+async function pendingCount(redis: Redis, stream: string): Promise<number> {
+  return (await redis.xpending(stream, "workers"))[0] as number;
+}
+
+/** Samples a gauge of the daemon until stopped: for values too brief to wait for. */
+function sampleMetric(daemon: DaemonProcess, name: string): { values: number[]; stop(): void } {
+  const values: number[] = [];
+  let running = true;
+  void (async () => {
+    while (running) {
+      const value = await daemon.metric(name).catch(() => undefined);
+      if (value !== undefined) values.push(value);
+    }
+  })();
+  return {
+    values,
+    stop: () => {
+      running = false;
+    },
+  };
+}
+
+interface FailoverFigures {
+  promotionToFirstSweepMs: number;
+  resweptEntries: number;
+  outcome: Awaited<ReturnType<typeof expectExactlyOnce>>;
+}
+
+/**
+ * The scenario of both failover tests: a daemon draining stuck entries, `trigger` in the middle,
+ * then every entry must end requeued exactly once on the new primary.
+ */
+async function failoverMidSweep(
+  name: string,
+  trigger: (primaryPort: number) => Promise<void>,
+): Promise<FailoverFigures & { daemon: DaemonProcess; redisUp: number[] }> {
+  await set.waitUntilHealthy();
+  const prefix = uniquePrefix(name);
+  const stream = `${prefix}:stream`;
+  const oldPort = await set.primaryPort();
+  const oldPrimary = set.node(oldPort);
+  const ids = await stuckOnEveryReplica(oldPrimary, stream);
+  const daemon = await sentinelDaemon(prefix);
+  await waitFor(async () => (await pendingCount(oldPrimary, stream)) <= STUCK * 0.8, {
+    what: "the daemon to be in the middle of the stuck entries",
+  });
+  const redisUp = sampleMetric(daemon, "stream_janitor_redis_up");
+  const { switched } = await set.watchSwitch();
+  await trigger(oldPort);
+  const { port: newPort, at: promotedAt } = await switched;
+  expect(newPort).not.toBe(oldPort);
+  const newPrimary = set.node(newPort);
+  const pendingAtPromotion = await pendingCount(newPrimary, stream);
+  expect(pendingAtPromotion).toBeGreaterThan(0);
+  // Only a sweep on the new primary can shrink the new primary's PEL.
+  await waitFor(async () => (await pendingCount(newPrimary, stream)) < pendingAtPromotion, {
+    timeoutMs: 15_000,
+    intervalMs: 5,
+    what: "the first sweep on the new primary",
+  });
+  const promotionToFirstSweepMs = performance.now() - promotedAt;
+  await waitFor(async () => (await pendingCount(newPrimary, stream)) === 0, {
+    timeoutMs: 30_000,
+    what: "every stuck entry to be requeued on the new primary",
+  });
+  redisUp.stop();
+
+  const outcome = await expectExactlyOnce(newPrimary, {
+    stream,
+    group: "workers",
+    deadLetterStream: defaultDeadLetterStream(stream),
+    originalIds: ids,
+  });
+  // Pages written to the old primary after the last replication are lost with it: their entries
+  // are pending again on the new primary and swept a second time (claimed twice, copied once).
+  const claimed = await waitFor(() => daemon.metric("stream_janitor_claimed_entries_total"));
+  const figures = { promotionToFirstSweepMs, resweptEntries: claimed - STUCK, outcome };
+  console.log(`${name}: ${JSON.stringify(figures)} (bound ${RESUME_BOUND_MS} ms)`);
+
+  // The same process, following the new primary: ready, leader, gauges read from it.
+  expect(await daemon.metric("stream_janitor_redis_up")).toBe(1);
+  expect((await fetch(`${daemon.httpUrl}/readyz`)).status).toBe(200);
+  await waitFor(() => daemon.isLeader(), { what: "leadership on the new primary" });
+  const pendingGauge = await (await fetch(`${daemon.httpUrl}/metrics`)).text();
+  expect(pendingGauge).toContain(
+    `stream_janitor_pending_entries{stream="${stream}",group="workers"} 0`,
+  );
+  daemon.signal("SIGTERM");
+  expect((await daemon.exited).code).toBe(0);
+  expect(await newPrimary.exists(`${prefix}:lease`)).toBe(0);
+  return { ...figures, daemon, redisUp: redisUp.values };
+}
+
+describe("Sentinel: one primary, one replica, three Sentinels", () => {
+  it("replicates a page's copies and acknowledgements together, in one MULTI/EXEC", async () => {
+    const primary = await set.primary();
+    const replicaPort = set.nodes.map((n) => n.port).find((p) => p !== primary.options.port);
+    const monitor = set.node(replicaPort ?? 0);
+    const stream = `${uniquePrefix("multi")}:stream`;
+    await addStuckEntries(primary, stream, "workers", numberedBodies(3));
+    await primary.call("WAIT", 1, 5000);
+    const seen: string[] = [];
+    const feed = await monitor.monitor();
+    feed.on("monitor", (_time: string, args: string[]) => seen.push(String(args[0]).toUpperCase()));
+    const scripted = registerScripts(primary);
+    await scripted.sjSweepPage(
+      3,
+      stream,
+      stream,
+      defaultDeadLetterStream(stream),
+      "workers",
+      "janitor",
+      1,
+      "0-0",
+      10,
+      5,
+      "requeue",
+      1000,
+      "",
+      0,
+    );
+    await waitFor(() => seen.includes("EXEC"), { what: "the page to reach the replica" });
+    feed.disconnect();
+    const page = seen.slice(seen.indexOf("MULTI"), seen.indexOf("EXEC") + 1);
+    expect(page.filter((c) => c === "XADD")).toHaveLength(3);
+    expect(page.filter((c) => c === "XACK").length).toBeGreaterThan(0);
+    expect(
+      seen.slice(0, seen.indexOf("MULTI")).filter((c) => c === "XADD" || c === "XACK"),
+    ).toEqual([]);
+  });
+
+  it("WAITs for replicas after acquiring when lease.waitReplicas is set", async () => {
+    const primary = await set.primary();
+    const logger = pino({ level: "silent" });
+    const prefix = uniquePrefix("wait");
+    const one = new Lease({
+      redis: primary,
+      key: `${prefix}:one`,
+      ...LEASE,
+      logger,
+      waitReplicas: 1,
+      waitTimeoutMs: 150,
+    });
+    expect(await one.tryAcquireOnce()).toBeDefined();
+    await one.stop();
+    // Only one replica exists: a lease that must reach two is never acted on, and is released.
+    const two = new Lease({
+      redis: primary,
+      key: `${prefix}:two`,
+      ...LEASE,
+      logger,
+      waitReplicas: 2,
+      waitTimeoutMs: 150,
+    });
+    expect(await two.tryAcquireOnce()).toBeUndefined();
+    await two.stop();
+    expect(await primary.exists(`${prefix}:two`)).toBe(0);
+  });
+
+  it("follows SENTINEL FAILOVER in the middle of the stuck entries: nothing lost, nothing duplicated", async () => {
+    const figures = await failoverMidSweep("sentinel-failover", async () => {
+      const sentinel = set.sentinel();
+      await sentinel.call("SENTINEL", "FAILOVER", MASTER_NAME);
+      sentinel.disconnect();
+    });
+    expect(figures.outcome).toEqual({ stillPending: 0, requeued: STUCK, deadLettered: 0 });
+    expect(figures.promotionToFirstSweepMs).toBeLessThan(RESUME_BOUND_MS);
+  });
+
+  it("follows the promotion after SIGKILL of the primary; redis_up drops and comes back", async () => {
+    const figures = await failoverMidSweep("sentinel-sigkill", (port) => set.kill(port));
+    expect(figures.outcome).toEqual({ stillPending: 0, requeued: STUCK, deadLettered: 0 });
+    expect(figures.promotionToFirstSweepMs).toBeLessThan(RESUME_BOUND_MS);
+    const firstDown = figures.redisUp.indexOf(0);
+    expect(firstDown).toBeGreaterThanOrEqual(0);
+    expect(figures.redisUp.slice(firstDown)).toContain(1);
+  });
+});

@@ -1,0 +1,39 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export const ACL_FILE = new URL("../../deploy/redis/stream-janitor.acl", import.meta.url).pathname;
+
+/**
+ * The users of deploy/redis/stream-janitor.acl with the two edits its README asks operators to
+ * make, and nothing else: a password, and key patterns for the streams of the test instead of
+ * the example ones (`~orders` ...). Every command rule stays exactly as in the file; a `%R~`
+ * (read-only) pattern stays read-only.
+ */
+export async function aclFileForTest(
+  dir: string,
+  password: string,
+  keyPatterns: readonly string[],
+): Promise<string> {
+  const lines = (await readFile(ACL_FILE, "utf8")).split("\n").filter((line) => line !== "");
+  const adapted = lines.map((line) => {
+    const tokens = line.split(" ");
+    const readOnly = tokens.some((token) => token.startsWith("%R~"));
+    const rules = tokens
+      .filter((token) => !token.startsWith("~") && !token.startsWith("%"))
+      .map((token) => (token === "resetpass" ? `resetpass >${password}` : token));
+    const keys = keyPatterns.map((pattern) => `${readOnly ? "%R" : ""}~${pattern}`);
+    return [...rules, ...keys].join(" ");
+  });
+  const path = join(dir, "users.acl");
+  await writeFile(path, `${adapted.join("\n")}\n`);
+  return path;
+}
+
+/** The user names the file defines, in order. */
+export async function aclUsers(): Promise<string[]> {
+  const text = await readFile(ACL_FILE, "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("user "))
+    .map((line) => line.split(" ")[1] ?? "");
+}
