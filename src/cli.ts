@@ -8,17 +8,23 @@ import { runDaemonCommand } from "./commands/runDaemonCommand.js";
 import { runSweepCommand } from "./commands/runSweepCommand.js";
 import { EXIT } from "./commands/exitCodes.js";
 import { readVersion } from "./commands/readVersion.js";
+import { OPERATOR_USAGE, runOperatorCommand } from "./commands/operator/runOperatorCommand.js";
 
 const USAGE = `Usage:
   stream-janitor run [--config FILE]            the daemon: lease, periodic sweeps, /metrics /livez /readyz
   stream-janitor sweep [--config FILE] [--json] one sweep of every configured group, then exit
   stream-janitor check-config [--config FILE]   validate and print the effective configuration
+${OPERATOR_USAGE}
   stream-janitor --version | --help
+  stream-janitor COMMAND --help                 the options of one command, with examples
 
 The config file comes from --config or STREAM_JANITOR_CONFIG (YAML or JSON).
 Exit codes: 0 ok, 1 runtime failure, 2 usage, 75 lease held elsewhere (sweep), 78 bad configuration.`;
 
 async function main(argv: string[]): Promise<number> {
+  // The operator's commands (inspect, dlq, consumers, trim) parse their own options.
+  const operatorExit = await runOperatorCommand(argv);
+  if (operatorExit !== undefined) return operatorExit;
   let parsed;
   try {
     parsed = parseArgs({

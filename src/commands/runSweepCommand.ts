@@ -9,6 +9,9 @@ import { detectCapabilities } from "../redis/detectCapabilities.js";
 import { registerScripts } from "../redis/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
+import { Maintenance } from "../daemon/Maintenance.js";
+import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import { janitorConsumerName } from "../operator/janitorConsumerName.js";
 import { EXIT } from "./exitCodes.js";
 import { explainRedisError } from "../redis/describeRedisFailure.js";
 import { readVersion } from "./readVersion.js";
@@ -68,13 +71,22 @@ export async function runSweepCommand(
       );
       return EXIT.leaseHeld;
     }
+    const registry = new Registry();
     supervisor = new Supervisor({
       groups: await discoverGroups(sweepRedis, config),
       redis: sweepRedis,
       logger,
-      metrics: createJanitorMetrics(new Registry(), readVersion()),
+      metrics: createJanitorMetrics(registry, readVersion()),
       ...config.sweep,
       currentTerm: () => lease.term,
+      maintenance: new Maintenance({
+        redis: sweepRedis,
+        logger,
+        metrics: createMaintenanceMetrics(registry),
+        retention: config.retention,
+        janitorConsumer: janitorConsumerName(config),
+        maxTrimmedPerPass: config.sweep.maxEntriesPerGroup,
+      }),
     });
     const results = (await supervisor.supervise(term)) ?? [];
     const summary = { groups: results.map(toSummary) };

@@ -43,9 +43,10 @@ export interface NestedSectionSpec {
 export type SchemaNode = LeafSpec | NestedSectionSpec;
 
 /** The convict view of the configuration: groups are a plain list, checked by loadConfig. */
-export type ConvictShape = Omit<JanitorConfig, "groups" | "discover"> & {
+export type ConvictShape = Omit<JanitorConfig, "groups" | "discover" | "retention"> & {
   groups: unknown[];
   discover: unknown[];
+  retention: unknown[];
 };
 
 /** setTimeout silently turns longer delays into 1 ms, so durations used as timers stop here. */
@@ -237,6 +238,10 @@ export const janitorSchema = {
     intervalMs: leaf(60000, "how often discover patterns are re-scanned", duration),
     maxGroups: leaf(10000, "cap on discovered groups", integer(1)),
   },
+  retention: leaf<unknown[]>([], "safe trimming per stream", {
+    expected: "a list of {stream, maxLen, maxAgeMs}",
+    test: (v) => Array.isArray(v),
+  }),
 } satisfies convict.Schema<ConvictShape>;
 
 /** One element of `groups`. convict has no notion of array items, so loadConfig applies it. */
@@ -249,6 +254,18 @@ export const groupSchema = {
   requeueStream: leaf("", "empty: the source stream", anyString),
   deadLetterStream: leaf("", "empty: a stream in the source's hash slot", anyString),
   deadLetterMaxLen: leaf(100000, "approximate cap on the dead-letter stream", integer(1)),
+  reapConsumersIdleMs: leaf(
+    0,
+    "> 0: delete consumers that own nothing and were inactive this long (0: never)",
+    integer(0, MAX_DURATION_MS),
+  ),
+} satisfies SectionSpec;
+
+/** One element of `retention` (checked by checkRetention, like groups by loadConfig). */
+export const retentionSchema = {
+  stream: leaf("", "stream to trim safely", nonEmptyString, { required: true }),
+  maxLen: leaf(0, "keep about this many entries at most (0: no limit)", integer(0)),
+  maxAgeMs: leaf(0, "drop entries older than this (0: no limit)", integer(0)),
 } satisfies SectionSpec;
 
 /** One element of `discover`: globs, then the settings of a `groups` entry with their defaults. */
@@ -264,6 +281,7 @@ export const discoverSchema = {
   requeueStream: groupSchema.requeueStream,
   deadLetterStream: groupSchema.deadLetterStream,
   deadLetterMaxLen: groupSchema.deadLetterMaxLen,
+  reapConsumersIdleMs: groupSchema.reapConsumersIdleMs,
 } satisfies SectionSpec;
 
 export function isLeaf(node: SchemaNode): node is LeafSpec {

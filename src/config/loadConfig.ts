@@ -17,7 +17,8 @@ import {
 } from "./configSchema.js";
 import { readSmallFile } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
-import type { DiscoverConfig, GroupConfig, JanitorConfig } from "./types.js";
+import { checkRetention } from "./checkRetention.js";
+import type { DiscoverConfig, GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */
@@ -41,11 +42,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
   const { env } = options;
   const file = await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG);
   const problems = new ConfigProblems();
-  const { sections, groups, discover, badSections } = checkFileValues(file, problems);
+  const { sections, groups, discover, retention, badSections } = checkFileValues(file, problems);
   const badEnv = checkNumericEnv(env, problems);
 
   const merged = mergeWithConvict(sections, env, badEnv, problems);
-  const config: JanitorConfig = { ...merged, groups, discover };
+  const config: JanitorConfig = { ...merged, groups, discover, retention };
   checkCrossKeyRules(config, problems, badSections);
   if (!badSections.has("http")) {
     const hostProblem = await checkHostResolves(config.http.host);
@@ -164,12 +165,14 @@ function checkFileValues(
   sections: Mapping;
   groups: GroupConfig[];
   discover: DiscoverConfig[];
+  retention: RetentionConfig[];
   badSections: Set<string>;
 } {
   const sections: Mapping = {};
   const badSections = new Set<string>();
   let groups: GroupConfig[] = [];
   let discover: DiscoverConfig[] = [];
+  let retention: RetentionConfig[] = [];
   for (const [name, value] of Object.entries(file)) {
     const before = problems.count;
     const node = problems.check(() =>
@@ -177,7 +180,9 @@ function checkFileValues(
     );
     // `groups:` or `redis:` with everything below commented out parses as null.
     if (node === undefined || value === null) continue;
-    if (isLeaf(node)) {
+    if (name === "retention") {
+      retention = problems.check(() => checkRetention(value)) ?? [];
+    } else if (isLeaf(node)) {
       if (problems.check(() => checkLeaf(node, name, value)) === undefined) {
         badSections.add(name);
         continue;
@@ -196,7 +201,7 @@ function checkFileValues(
     }
     if (problems.count > before) badSections.add(name);
   }
-  return { sections, groups, discover, badSections };
+  return { sections, groups, discover, retention, badSections };
 }
 
 /**

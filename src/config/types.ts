@@ -20,6 +20,18 @@ export interface GroupConfig {
   /** Empty means the default dead-letter stream, in the source's hash slot. */
   deadLetterStream: string;
   deadLetterMaxLen: number;
+  /**
+   * > 0: at each sweep, delete consumers that own nothing and were inactive this long. Optional
+   * only for configurations built in code; loadConfig always sets it (default 0: never).
+   */
+  reapConsumersIdleMs?: number;
+}
+
+/** One `retention` entry: the leader trims the stream safely toward these limits (0: none). */
+export interface RetentionConfig {
+  stream: string;
+  maxLen: number;
+  maxAgeMs: number;
 }
 
 /** A `discover` entry: globs over stream and group names, then the settings of a `groups` entry. */
@@ -106,6 +118,8 @@ export interface JanitorConfig {
   groups: GroupConfig[];
   discover: DiscoverConfig[];
   discovery: DiscoveryConfig;
+  /** Safe trimming per stream (contract section 3). */
+  retention: RetentionConfig[];
 }
 
 /** A standalone, plain-TCP connection to `url` with no credentials: the defaults of section 3. */

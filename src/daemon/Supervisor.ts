@@ -8,6 +8,7 @@ import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
 import { forgetGroupSeries } from "../metrics/forgetGroupSeries.js";
 import { staticGroups, type GroupChange, type GroupSource } from "./GroupSet.js";
+import type { Maintenance } from "./Maintenance.js";
 
 /** The sweep settings a reload may change while the daemon runs. */
 export interface SweepSettings {
@@ -26,6 +27,8 @@ export interface SupervisorOptions extends SweepSettings {
   metrics: JanitorMetrics;
   /** The current leadership term, or undefined on a standby. */
   currentTerm: () => LeaderTerm | undefined;
+  /** Reaping and retention, run after each pass under the same fence. */
+  maintenance?: Maintenance;
   random?: () => number;
   /** Monotonic ms for durations. */
   now?: () => number;
@@ -71,6 +74,7 @@ export class Supervisor {
       consumerName: options.consumerName,
     };
     initGroupSeries(options.metrics, this.groups.current());
+    options.maintenance?.initGroups(this.groups.current());
     this.groups.on("change", this.onGroupsChanged);
     this.log = options.logger.child({ component: "supervisor" });
     this.random = options.random ?? Math.random;
@@ -158,6 +162,7 @@ export class Supervisor {
         recordSweep(options.metrics, result, wallClockMs);
       if (sweepChangedGroup(result)) options.onGroupChanged?.(groupId);
     }
+    await options.maintenance?.run(this.groups.current(), results, term.fence, signal);
     return results;
   }
 
@@ -192,6 +197,7 @@ export class Supervisor {
   /** New groups get their counters at 0; removed ones lose their cursor and every series. */
   private readonly onGroupsChanged = (change: GroupChange): void => {
     initGroupSeries(this.options.metrics, change.added);
+    this.options.maintenance?.initGroups([...change.added, ...change.updated]);
     for (const group of change.removed) this.cursors.delete(group.id);
     forgetGroupSeries(this.options.metrics, change.removed).catch((error: unknown) =>
       this.log.error({ err: error }, "could not remove the series of removed groups"),

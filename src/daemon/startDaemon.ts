@@ -10,6 +10,9 @@ import { registerScripts } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { keysOutsideSourceSlot, resolveGroup, type ResolvedGroup } from "../sweep/resolveGroup.js";
 import { createScrapeRefresher } from "../metrics/createScrapeRefresher.js";
+import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import { janitorConsumerName } from "../operator/janitorConsumerName.js";
+import { Maintenance } from "./Maintenance.js";
 import { Supervisor } from "./Supervisor.js";
 import { TeardownStack } from "./TeardownStack.js";
 import { waitForRedis } from "./waitForRedis.js";
@@ -62,6 +65,7 @@ export async function startDaemon(
   try {
     const registry = new JanitorRegistry();
     const metrics = createJanitorMetrics(registry, version);
+    const maintenanceMetrics = createMaintenanceMetrics(registry);
     const connection = (name: string, commandTimeoutMs: number, failFast = false): Redis => {
       const client = createRedisClient({
         ...config.redis,
@@ -122,6 +126,7 @@ export async function startDaemon(
 
     let running = config;
     let supervisor: Supervisor | undefined;
+    let maintenance: Maintenance | undefined;
     const reportRefusals = async (groups: readonly ResolvedGroup[]): Promise<void> => {
       for (const group of groups) {
         const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
@@ -139,6 +144,7 @@ export async function startDaemon(
       }
       logger.level = next.log.level;
       supervisor?.updateSettings(next.sweep);
+      maintenance?.updateRetention(next.retention);
       const change = discovery.reconfigure(next);
       if (change !== undefined) {
         warnOutsideSlot([...change.added, ...change.updated]);
@@ -220,6 +226,14 @@ export async function startDaemon(
         ...running.sweep,
         currentTerm: () => lease.term,
         onGroupChanged: (groupId) => refresher.markChanged(groupId),
+        maintenance: (maintenance = new Maintenance({
+          redis: sweepRedis,
+          logger,
+          metrics: maintenanceMetrics,
+          retention: running.retention,
+          janitorConsumer: janitorConsumerName(running),
+          maxTrimmedPerPass: running.sweep.maxEntriesPerGroup,
+        })),
       });
       lease.on("acquired", (term) => {
         metrics.leader.set(1);

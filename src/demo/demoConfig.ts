@@ -41,6 +41,7 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
       pelScanIntervalMs: 2000,
       scrapeTimeoutMs: 2000,
     },
+    retention: [],
     groups: [
       {
         stream: DEMO_STREAM,

@@ -8,6 +8,10 @@ import type { Cluster, Redis } from "ioredis";
 const SCRIPTS = {
   sjSweepPage: "sweepPage.lua",
   sjFenceLease: "fenceLease.lua",
+  sjRedriveDeadLetters: "redriveDeadLetters.lua",
+  sjPurgeDeadLetters: "purgeDeadLetters.lua",
+  sjReapConsumers: "reapConsumers.lua",
+  sjSafeTrim: "safeTrim.lua",
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;

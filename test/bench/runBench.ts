@@ -13,6 +13,7 @@ import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
 import { sparseScenario } from "./sparse.js";
+import { operatorScenario } from "./operatorCommands.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
@@ -29,8 +30,11 @@ const SCENARIOS: Record<string, Scenario> = {
   "7": sparseScenario,
   "8": discoveryScenario,
 };
-/** Scenarios run only on request (`--only=...`). */
-const OPTIONAL: Record<string, Scenario> = {};
+/**
+ * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
+ * on a 1,000,000-entry PEL).
+ */
+const OPTIONAL: Record<string, Scenario> = { o: operatorScenario };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -127,7 +131,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8 or o`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

@@ -69,7 +69,8 @@ export async function loadContent(
 }
 
 /** The top-level sections, in schema order. */
-export const SECTIONS = "redis, http, log, lease, sweep, metrics, groups, discover, discovery";
+export const SECTIONS =
+  "redis, http, log, lease, sweep, metrics, groups, discover, discovery, retention";
 
 export const DURATION = "an integer number of milliseconds between 1 and 2147483647";
 export const GROUP = { stream: "orders", group: "billing" };

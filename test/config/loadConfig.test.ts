@@ -31,6 +31,7 @@ const DEFAULTS: JanitorConfig = {
   groups: [],
   discover: [],
   discovery: { intervalMs: 60000, maxGroups: 10000 },
+  retention: [],
 };
 
 const GROUP_DEFAULTS = {
@@ -40,6 +41,7 @@ const GROUP_DEFAULTS = {
   requeueStream: "",
   deadLetterStream: "",
   deadLetterMaxLen: 100000,
+  reapConsumersIdleMs: 0,
 };
 
 const CONTRACT_YAML = `
@@ -68,8 +70,13 @@ groups:
     action: dead-letter
     deadLetterStream: "{orders}:dead"
     deadLetterMaxLen: 1000
+    reapConsumersIdleMs: 3600000
   - stream: payments
     group: ledger
+retention:
+  - stream: orders
+    maxLen: 1000000
+    maxAgeMs: 0
 `;
 
 describe("loadConfig", () => {
@@ -121,11 +128,13 @@ describe("loadConfig", () => {
           requeueStream: "",
           deadLetterStream: "{orders}:dead",
           deadLetterMaxLen: 1000,
+          reapConsumersIdleMs: 3_600_000,
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],
       discover: DEFAULTS.discover,
       discovery: DEFAULTS.discovery,
+      retention: [{ stream: "orders", maxLen: 1_000_000, maxAgeMs: 0 }],
     });
   });
 

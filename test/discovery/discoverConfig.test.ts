@@ -29,6 +29,7 @@ describe("discover and discovery configuration", () => {
         requeueStream: "",
         deadLetterStream: "",
         deadLetterMaxLen: 100000,
+        reapConsumersIdleMs: 0,
       },
     ]);
     expect(config.discovery).toEqual({ intervalMs: 60000, maxGroups: 10000 });
@@ -48,7 +49,7 @@ describe("discover and discovery configuration", () => {
       value: "a",
       expected:
         "a known discover key: one of match, groups, minIdleMs, maxDeliveries, action, " +
-        "requeueStream, deadLetterStream, deadLetterMaxLen",
+        "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs",
     });
   });
 

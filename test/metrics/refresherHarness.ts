@@ -34,6 +34,7 @@ export function janitorConfig(
       scrapeTimeoutMs: 1000,
       ...metrics,
     },
+    retention: [],
     groups: groups.map((group) => ({
       stream: group.stream,
       group: group.group,

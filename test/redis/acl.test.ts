@@ -54,8 +54,12 @@ function client(username: string): Redis {
 }
 
 describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () => {
-  it("defines a daemon user and an operator user, without +@all, +@dangerous or allkeys", async () => {
-    expect(await aclUsers()).toEqual(["stream-janitor", "stream-janitor-operator"]);
+  it("defines a daemon user and the operator users, without +@all, +@dangerous or allkeys", async () => {
+    expect(await aclUsers()).toEqual([
+      "stream-janitor",
+      "stream-janitor-operator",
+      "stream-janitor-operator-rw",
+    ]);
     const dangerous = new Set(
       ((await admin.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "dangerous")) as string[]).map(
         (name) => name.toLowerCase(),

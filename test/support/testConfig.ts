@@ -27,6 +27,7 @@ export function testConfig(
     },
     discover: [],
     discovery: { intervalMs: 60_000, maxGroups: 10_000 },
+    retention: [],
     ...overrides,
     groups: groups.map((group) => ({
       stream: `${prefix}:stream`,
@@ -37,6 +38,7 @@ export function testConfig(
       requeueStream: "",
       deadLetterStream: "",
       deadLetterMaxLen: 1_000_000,
+      reapConsumersIdleMs: 0,
       ...group,
     })),
   };

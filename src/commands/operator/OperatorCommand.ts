@@ -1,0 +1,71 @@
+import type { ParseArgsConfig } from "node:util";
+
+export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+import type { JanitorConfig } from "../../config/types.js";
+import type { ScriptedRedis } from "../../redis/scriptedRedis.js";
+
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+/** What a command gets: the configuration, a connection, and where to write. */
+export interface OperatorSession {
+  config: JanitorConfig;
+  redis: ScriptedRedis;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+}
+
+/** One operator verb: its words (`dlq redrive`), its options, its help, and what it does. */
+export interface OperatorCommand {
+  /** The words after `stream-janitor`. */
+  readonly words: readonly string[];
+  /** One line for the overall usage. */
+  readonly synopsis: string;
+  /** The `--help` text: what it does, its options, examples. */
+  readonly help: string;
+  readonly options: ParseArgsOptionsConfig;
+  /** Checks the options before anything connects; throws UsageError. */
+  validate?(values: OptionValues): void;
+  run(values: OptionValues, session: OperatorSession): Promise<number>;
+}
+
+/** Bad command-line usage: exit 2 with the command's help. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Refused or failed at run time: exit 1 with the message. */
+export class OperatorFailure extends Error {
+  override name = "OperatorFailure";
+}
+
+export const COMMON_OPTIONS: ParseArgsOptionsConfig = {
+  config: { type: "string", short: "c" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+
+export const COMMON_HELP = `  -c, --config FILE   configuration (else STREAM_JANITOR_CONFIG; else defaults: local Redis)
+      --json          print one JSON object on stdout
+  -h, --help          this help`;
+
+export function requiredString(values: OptionValues, name: string): string {
+  const value = values[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** A non-negative integer option, or undefined when absent. */
+export function integerOption(values: OptionValues, name: string, min = 0): number | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^\d+$/u.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--${name} expects an integer >= ${min}, got ${String(value)}`);
+  }
+  const number = Number(value);
+  if (number < min) throw new UsageError(`--${name} expects an integer >= ${min}, got ${value}`);
+  return number;
+}
+
+export function writeJson(session: OperatorSession, value: unknown): void {
+  session.stdout.write(`${JSON.stringify(value)}\n`);
+}

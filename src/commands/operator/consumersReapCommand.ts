@@ -1,0 +1,69 @@
+import { janitorConsumerName } from "../../operator/janitorConsumerName.js";
+import { reapConsumers } from "../../operator/reapConsumers.js";
+import { EXIT } from "../exitCodes.js";
+import {
+  COMMON_HELP,
+  COMMON_OPTIONS,
+  integerOption,
+  requiredString,
+  writeJson,
+  type OperatorCommand,
+} from "./OperatorCommand.js";
+
+export const consumersReapCommand: OperatorCommand = {
+  words: ["consumers", "reap"],
+  synopsis: "consumers reap --stream S --group G --idle-ms MS [--dry-run] [--json]",
+  help: `Usage: stream-janitor consumers reap --stream S --group G --idle-ms MS [--dry-run] [--json]
+
+Deletes the group's consumers that own no pending entry and were inactive at least MS
+(XINFO CONSUMERS "inactive" on Redis 7.2+, "idle" before). The check and the delete are one
+script: a consumer that reads an entry in between cannot exist, so no pending entry is ever
+discarded with its consumer. The janitor's own consumer (sweep.consumerName) is never deleted.
+Does not need the lease.
+
+Options:
+      --stream S      stream (required)
+      --group G       consumer group (required)
+      --idle-ms MS    minimum inactivity in ms (required)
+      --dry-run       list what would be deleted, change nothing
+${COMMON_HELP}
+
+Prints {"reaped":[names],"keptWithPending":N,"usedInactive":true|false,"dryRun":false} with --json.
+
+Examples:
+  stream-janitor consumers reap --stream orders --group billing --idle-ms 86400000 --dry-run
+  stream-janitor consumers reap --stream orders --group billing --idle-ms 3600000 --json`,
+  options: {
+    ...COMMON_OPTIONS,
+    stream: { type: "string" },
+    group: { type: "string" },
+    "idle-ms": { type: "string" },
+    "dry-run": { type: "boolean" },
+  },
+  validate(values) {
+    requiredString(values, "stream");
+    requiredString(values, "group");
+    requiredString(values, "idle-ms");
+    integerOption(values, "idle-ms");
+  },
+  async run(values, session) {
+    const stream = requiredString(values, "stream");
+    const group = requiredString(values, "group");
+    const summary = await reapConsumers(session.redis, {
+      stream,
+      group,
+      idleMs: integerOption(values, "idle-ms") ?? 0,
+      protectedConsumer: janitorConsumerName(session.config),
+      dryRun: values["dry-run"] === true,
+    });
+    if (values.json === true) writeJson(session, summary);
+    else {
+      const verb = summary.dryRun ? "would reap" : "reaped";
+      const names = summary.reaped.length === 0 ? "" : `: ${summary.reaped.join(", ")}`;
+      session.stdout.write(
+        `${stream}/${group}: ${verb} ${summary.reaped.length} consumer(s)${names}; ${summary.keptWithPending} kept with pending entries\n`,
+      );
+    }
+    return EXIT.ok;
+  },
+};

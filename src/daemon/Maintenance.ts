@@ -1,0 +1,135 @@
+import type { Logger } from "pino";
+import type { RetentionConfig } from "../config/types.js";
+import type { Fence } from "../lease/types.js";
+import type { MaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import { reapConsumers } from "../operator/reapConsumers.js";
+import { safeTrim } from "../operator/safeTrim.js";
+import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import { classifySweepError } from "../sweep/sweepErrors.js";
+import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
+import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+
+export interface MaintenanceOptions {
+  redis: ScriptedRedis;
+  logger: Logger;
+  metrics: MaintenanceMetrics;
+  retention: readonly RetentionConfig[];
+  /** The janitor's own consumer: never reaped. */
+  janitorConsumer: string;
+  /** Entries trimmed per stream and pass at most; the rest waits for the next pass. */
+  maxTrimmedPerPass: number;
+}
+
+/**
+ * The leader's housekeeping after each sweep pass, under the same fence as the sweep: reaps
+ * idle consumers of the groups that ask for it (groups[].reapConsumersIdleMs) and trims the
+ * `retention` streams safely. A problem with one group or stream is logged and skipped; a
+ * fenced script (the lease moved) ends the work, since every later one would be refused too.
+ */
+export class Maintenance {
+  private options: MaintenanceOptions;
+  private readonly log: Logger;
+  /** Groups ever reported as blocking, per stream: their gauge goes back to 0 when they stop. */
+  private readonly blockers = new Map<string, Set<string>>();
+
+  constructor(options: MaintenanceOptions) {
+    this.options = options;
+    this.log = options.logger.child({ component: "maintenance" });
+    for (const { stream } of options.retention) options.metrics.trimmedEntries.inc({ stream }, 0);
+  }
+
+  /** A SIGHUP reload: the next pass trims toward the new policies. */
+  updateRetention(retention: readonly RetentionConfig[]): void {
+    this.options = { ...this.options, retention };
+    for (const { stream } of retention) this.options.metrics.trimmedEntries.inc({ stream }, 0);
+  }
+
+  /** Counters at 0 for every group that reaps, so that increase() has a first sample. */
+  initGroups(groups: readonly ResolvedGroup[]): void {
+    for (const { stream, group, reapConsumersIdleMs } of groups) {
+      if ((reapConsumersIdleMs ?? 0) > 0)
+        this.options.metrics.consumersReaped.inc({ stream, group }, 0);
+    }
+  }
+
+  async run(
+    groups: readonly ResolvedGroup[],
+    results: readonly GroupSweepResult[],
+    fence: Fence,
+    signal: AbortSignal,
+  ): Promise<void> {
+    try {
+      for (const group of groups) {
+        if (signal.aborted) return;
+        const idleMs = group.reapConsumersIdleMs ?? 0;
+        const swept = results.find((r) => r.stream === group.stream && r.group === group.group);
+        if (idleMs > 0 && swept?.error === undefined) await this.reap(group, idleMs, fence);
+      }
+      for (const retention of this.options.retention) {
+        if (signal.aborted) return;
+        await this.trim(retention, fence, signal);
+      }
+    } catch (error) {
+      if (classifySweepError(error).kind !== "fenced") throw error;
+      this.log.warn("maintenance stopped: the lease is held by another process");
+    }
+  }
+
+  private async reap(group: ResolvedGroup, idleMs: number, fence: Fence): Promise<void> {
+    const labels = { stream: group.stream, group: group.group };
+    try {
+      const summary = await reapConsumers(this.options.redis, {
+        ...labels,
+        idleMs,
+        protectedConsumer: this.options.janitorConsumer,
+        dryRun: false,
+        fence,
+      });
+      this.options.metrics.consumersReaped.inc(labels, summary.reaped.length);
+      if (summary.reaped.length > 0) {
+        this.log.info(
+          { ...labels, consumers: summary.reaped, idleMs },
+          "reaped consumers that owned nothing and were idle",
+        );
+      }
+    } catch (error) {
+      if (classifySweepError(error).kind === "fenced") throw error;
+      this.log.error({ ...labels, err: error }, "could not reap consumers");
+    }
+  }
+
+  private async trim(retention: RetentionConfig, fence: Fence, signal: AbortSignal): Promise<void> {
+    const { stream } = retention;
+    try {
+      const summary = await safeTrim(this.options.redis, {
+        stream,
+        maxLen: retention.maxLen > 0 ? retention.maxLen : undefined,
+        maxAgeMs: retention.maxAgeMs,
+        dryRun: false,
+        fence,
+        maxRemoved: this.options.maxTrimmedPerPass,
+        signal,
+      });
+      this.options.metrics.trimmedEntries.inc({ stream }, summary.removed);
+      const blocking = new Set(summary.blockedBy.map((b) => b.group));
+      const known = this.blockers.get(stream) ?? new Set<string>();
+      for (const group of new Set([...known, ...blocking])) {
+        this.options.metrics.retentionBlocked.set({ stream, group }, blocking.has(group) ? 1 : 0);
+        known.add(group);
+      }
+      this.blockers.set(stream, known);
+      const fields = { stream, removed: summary.removed, length: summary.length };
+      if (summary.blockedBy.length > 0) {
+        this.log.warn(
+          { ...fields, blockedBy: summary.blockedBy },
+          "retention held back: groups still need entries the policy would remove",
+        );
+      } else if (summary.removed > 0) {
+        this.log.info(fields, "trimmed safely");
+      }
+    } catch (error) {
+      if (classifySweepError(error).kind === "fenced") throw error;
+      this.log.error({ stream, err: error }, "could not trim");
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import type { JanitorConfig, RetentionConfig } from "../config/types.js";
+import { companionKey } from "../lease/LeaseLock.js";
+import { readGroupSnapshots, type GroupReading } from "../metrics/readGroupSnapshots.js";
+import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import { compareStreamIds, streamIdMs } from "./streamIds.js";
+
+/** Consumers listed per group: those holding the most pending entries. */
+export const TOP_CONSUMERS = 3;
+
+export interface GroupInspection {
+  stream: string;
+  group: string;
+  /** Set when the group could not be read (no stream, no group, wrong type); the rest is absent. */
+  error?: string;
+  pending?: number;
+  /** Age of the oldest pending id (Redis TIME minus its millisecond part); null: empty PEL. */
+  oldestPendingAgeMs?: number | null;
+  /** How long ago that entry was last delivered. */
+  oldestPendingIdleMs?: number | null;
+  topConsumers?: { consumer: string; pending: number }[];
+  consumersWithPending?: number;
+  /** XINFO GROUPS lag; null when Redis does not know it. */
+  lag?: number | null;
+  /** Age of the oldest entry not yet delivered to the group; 0 when caught up. */
+  lagMs?: number;
+  streamLength?: number;
+  deadLetterStream: string;
+  deadLetterLength?: number;
+  /** Age of the first entry of the dead-letter stream (shared by the stream's groups by default). */
+  oldestDeadLetterAgeMs?: number | null;
+  /**
+   * Time between the stream's first entry and the oldest entry the group still needs; when it
+   * needs nothing, the age of the first entry. null for an empty stream. At 0 a MAXLEN trim
+   * would create ghosts.
+   */
+  retentionHeadroomMs?: number | null;
+  retention?: RetentionConfig;
+}
+
+export interface LeaseInspection {
+  key: string;
+  held: boolean;
+  /** From the lease value, `host/pid/random`. */
+  holderHost?: string;
+  holderPid?: number;
+  /** The fencing counter: the token of the current (or last) term. */
+  fencingToken: number | null;
+  /** PTTL of the lease key, ms. */
+  timeLeftMs?: number;
+}
+
+export interface InspectReport {
+  /** Redis TIME, Unix ms. */
+  nowMs: number;
+  lease: LeaseInspection;
+  groups: GroupInspection[];
+}
+
+function describeProblem(reading: Exclude<GroupReading, { state: "ok" }>): string {
+  const { stream, group } = reading.group;
+  switch (reading.state) {
+    case "no-stream":
+      return `stream ${stream} is missing`;
+    case "no-group":
+      return `group ${group} is missing on ${stream}`;
+    default:
+      return reading.detail;
+  }
+}
+
+function inspectGroup(
+  reading: GroupReading,
+  ids: { firstEntryId: string | undefined; firstUndeliveredId: string | undefined },
+  nowMs: number,
+  streamLength: number | undefined,
+  oldestDeadLetterId: string | undefined,
+  retention: RetentionConfig | undefined,
+): GroupInspection {
+  const { group } = reading;
+  const base = {
+    stream: group.stream,
+    group: group.group,
+    deadLetterStream: group.deadLetterStream,
+    ...(retention === undefined ? {} : { retention }),
+  };
+  if (reading.state !== "ok") return { ...base, error: describeProblem(reading) };
+  const values = reading.values;
+  const age = (id: string | undefined): number | null =>
+    id === undefined ? null : Math.max(0, nowMs - streamIdMs(id));
+  const needed = [values.oldestPendingId, ids.firstUndeliveredId]
+    .filter((id): id is string => id !== undefined)
+    .sort(compareStreamIds)[0];
+  let headroom: number | null = null;
+  if (ids.firstEntryId !== undefined) {
+    const neededMs = needed === undefined ? nowMs : streamIdMs(needed);
+    headroom = Math.max(0, neededMs - streamIdMs(ids.firstEntryId));
+  }
+  const consumers = [...values.consumers].sort((a, b) => b[1] - a[1]);
+  return {
+    ...base,
+    pending: values.pending,
+    oldestPendingAgeMs: age(values.oldestPendingId),
+    oldestPendingIdleMs: values.oldestPendingId === undefined ? null : values.oldestPendingIdleMs,
+    topConsumers: consumers
+      .slice(0, TOP_CONSUMERS)
+      .map(([consumer, pending]) => ({ consumer, pending })),
+    consumersWithPending: consumers.length,
+    lag: values.lag,
+    lagMs: age(ids.firstUndeliveredId) ?? 0,
+    ...(streamLength === undefined ? {} : { streamLength }),
+    deadLetterLength: values.deadLetterLength ?? 0,
+    oldestDeadLetterAgeMs: age(oldestDeadLetterId),
+    retentionHeadroomMs: headroom,
+  };
+}
+
+/**
+ * `inspect`: one read-only report of every configured group and of the lease. Built on the
+ * metrics' own two pipelines (readGroupSnapshots) plus one more for the dead letters and the
+ * lease; every command is O(1) or O(consumers) whatever the PEL size: the XPENDING summary walks
+ * consumers, not entries, and only single entries are read.
+ */
+export async function readInspectReport(
+  redis: RedisClient,
+  groups: readonly ResolvedGroup[],
+  config: Pick<JanitorConfig, "lease" | "retention">,
+  timeoutMs = 10_000,
+): Promise<InspectReport> {
+  const snapshot = await readGroupSnapshots(redis, groups, { timeoutMs, perConsumer: true });
+  const tokenKey = companionKey(config.lease.key, "token");
+  const holderKey = companionKey(config.lease.key, "holder");
+  const pipeline = redis.pipeline();
+  pipeline.get(config.lease.key);
+  pipeline.pttl(config.lease.key);
+  pipeline.get(tokenKey);
+  pipeline.hgetall(holderKey);
+  // Unlike the scrape, inspect may read single entries (ids are all it keeps): the first dead
+  // letter, the stream's first entry and the first entry after the group's last-delivered id.
+  for (const reading of snapshot.groups) {
+    const { group } = reading;
+    pipeline.xrange(group.deadLetterStream, "-", "+", "COUNT", 1);
+    pipeline.xrange(group.stream, "-", "+", "COUNT", 1);
+    const after = reading.state === "ok" ? `(${reading.values.lastDeliveredId}` : "+";
+    pipeline.xrange(group.stream, after, "+", "COUNT", 1);
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  const value = replies[0]?.[1];
+  const ttl = Number(replies[1]?.[1]);
+  const token = replies[2]?.[1];
+  const holder = (replies[3]?.[1] ?? {}) as Record<string, string>;
+  const lease: LeaseInspection = {
+    key: config.lease.key,
+    held: typeof value === "string",
+    fencingToken: token === null || token === undefined ? null : Number(token),
+  };
+  if (typeof value === "string") {
+    if (holder.value === value) {
+      if (holder.host !== undefined) lease.holderHost = holder.host;
+      if (holder.pid !== undefined && /^\d+$/u.test(holder.pid))
+        lease.holderPid = Number(holder.pid);
+    }
+    if (ttl >= 0) lease.timeLeftMs = ttl;
+  }
+  const firstId = (reply: [Error | null, unknown] | undefined): string | undefined => {
+    const [error, entries] = reply ?? [null, []];
+    return error === null && Array.isArray(entries)
+      ? (entries[0] as [string, unknown] | undefined)?.[0]
+      : undefined;
+  };
+  const inspections = snapshot.groups.map((reading, index) => {
+    const first = firstId(replies[4 + 3 * index]);
+    const ids = {
+      firstEntryId: firstId(replies[5 + 3 * index]),
+      firstUndeliveredId: firstId(replies[6 + 3 * index]),
+    };
+    const retention = config.retention.find((r) => r.stream === reading.group.stream);
+    return inspectGroup(
+      reading,
+      ids,
+      snapshot.nowMs,
+      snapshot.streamLengths.get(reading.group.stream),
+      first,
+      retention,
+    );
+  });
+  return { nowMs: snapshot.nowMs, lease, groups: inspections };
+}

@@ -1,0 +1,119 @@
+#!lua
+--[[
+redriveDeadLetters: moves one page of a group's dead letters back to its requeue target.
+
+Scans the dead-letter stream after the cursor, up to an end id fixed when the redrive started (so
+entries dead-lettered again meanwhile are left for a later run), and for each dead letter of this
+stream/group (and reason, when given) adds a copy to the target and deletes the dead letter, all
+in one script: a redrive killed between two calls is re-run from the start and finds only what was
+not moved yet; nothing is ever both copied and still a dead letter, or deleted without its copy.
+
+The copy carries the original fields, byte for byte and in their order: every field of the dead
+letter except the metadata fields, recognised by name wherever they stand (before or after the
+original fields). Then the metadata of a requeued copy: x-original-id (kept), x-delivery-count 0,
+x-redrive-count (the dead letter's own x-redrive-count + 1), x-redriven-at (Redis time, Unix ms).
+
+Not fenced by the lease: it is run by an operator, and it is safe next to the daemon (the daemon
+only appends to the dead-letter stream and never reads it back). The daemon passes no fence key.
+
+KEYS[1]  dead-letter stream
+KEYS[2]  target stream (the group's requeueStream, or the source stream)
+KEYS[3]  optional fence key; when present it must hold ARGV[9] or nothing changes
+
+ARGV[1]  source stream (x-original-stream of the dead letters to move)
+ARGV[2]  group (x-original-group of the dead letters to move)
+ARGV[3]  cursor: the page starts after this id (exclusive); 0-0 to start
+ARGV[4]  end id (inclusive): the last id of the dead-letter stream when the redrive started
+ARGV[5]  scan limit: at most this many dead letters are examined
+ARGV[6]  move limit: at most this many are moved
+ARGV[7]  reason: max-deliveries | action | empty for any
+ARGV[8]  1: dry run (count what would move, write nothing); 0: move
+ARGV[9]  fence value (ignored without KEYS[3])
+
+Returns { nextCursor, examined, moved, done, oversizedIds }: done is 1 when the range up to the
+end id has been scanned completely.
+Errors (nothing changed): FENCED, WRONGTYPE.
+]]
+
+local deadLetters, target = KEYS[1], KEYS[2]
+local source, group = ARGV[1], ARGV[2]
+local cursor, endId = ARGV[3], ARGV[4]
+local scanLimit, moveLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
+local reason = ARGV[7]
+local dryRun = ARGV[8] == '1'
+
+if #KEYS >= 3 and redis.call('GET', KEYS[3]) ~= ARGV[9] then
+  return redis.error_reply('FENCED the lease is not held by this process')
+end
+for _, key in ipairs({ deadLetters, target }) do
+  local keyType = redis.call('TYPE', key)['ok']
+  if keyType ~= 'stream' and keyType ~= 'none' then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a stream')
+  end
+end
+
+local METADATA = {
+  ['x-original-id'] = true, ['x-original-stream'] = true, ['x-original-group'] = true,
+  ['x-delivery-count'] = true, ['x-dead-letter-reason'] = true, ['x-dead-lettered-at'] = true,
+  ['x-last-consumer'] = true, ['x-redrive-count'] = true, ['x-redriven-at'] = true,
+}
+-- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
+local maxFieldValues = 7900
+
+local page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
+local now = redis.call('TIME')
+local nowMs = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+
+local examined, moved, nextCursor = 0, 0, cursor
+local toDelete, oversized = {}, {}
+for _, entry in ipairs(page) do
+  if moved >= moveLimit then break end
+  local id, fields = entry[1], entry[2]
+  examined = examined + 1
+  nextCursor = id
+  local meta = {}
+  for i = 1, #fields, 2 do
+    if METADATA[fields[i]] then meta[fields[i]] = fields[i + 1] end
+  end
+  local selected = meta['x-original-stream'] == source and meta['x-original-group'] == group
+    and (reason == '' or meta['x-dead-letter-reason'] == reason)
+  if selected and #fields + 8 > maxFieldValues then
+    oversized[#oversized + 1] = id
+  elseif selected then
+    moved = moved + 1
+    if not dryRun then
+      local args = { 'XADD', target, '*' }
+      local n = 3
+      for i = 1, #fields, 2 do
+        if not METADATA[fields[i]] then
+          args[n + 1] = fields[i]
+          args[n + 2] = fields[i + 1]
+          n = n + 2
+        end
+      end
+      -- x-redrive-count is trusted only as a canonical non-negative integer, like x-delivery-count.
+      local previous = meta['x-redrive-count']
+      local redrives = 0
+      if previous and string.match(previous, '^%d+$') and #previous < 16 then
+        redrives = tonumber(previous)
+      end
+      args[n + 1] = 'x-original-id'
+      args[n + 2] = meta['x-original-id'] or id
+      args[n + 3] = 'x-delivery-count'
+      args[n + 4] = '0'
+      args[n + 5] = 'x-redrive-count'
+      args[n + 6] = tostring(redrives + 1)
+      args[n + 7] = 'x-redriven-at'
+      args[n + 8] = nowMs
+      redis.call(unpack(args, 1, n + 8))
+      toDelete[#toDelete + 1] = id
+    end
+  end
+end
+
+for first = 1, #toDelete, 1000 do
+  redis.call('XDEL', deadLetters, unpack(toDelete, first, math.min(first + 999, #toDelete)))
+end
+local done = 0
+if #page < scanLimit and examined == #page then done = 1 end
+return { nextCursor, examined, moved, done, oversized }

@@ -1,0 +1,137 @@
+#!lua
+--[[
+safeTrim: trims one page from the head of a stream without removing anything a group still needs.
+
+The floor is the oldest id any consumer group of the stream still needs, whether or not the
+janitor is configured for it: the smaller of its oldest pending id (XPENDING summary) and the
+first id after its last-delivered-id. The retention policy (keep at most maxLen entries, drop
+entries older than maxAgeMs) asks to remove a prefix of the stream; at most pageSize entries are
+looked at per call, so one call stays short. The removal stops at the floor, and XTRIM MINID with
+that exact id removes nothing at or after it: no pending entry loses its body (no ghosts) and no
+group misses an entry it has not read yet. The floor and the trim are in one script, so no reader
+can move between them. A stream without groups has no floor.
+
+KEYS[1]  stream
+KEYS[2]  optional fence key (the lease key); when present it must hold ARGV[5] or nothing changes
+
+ARGV[1]  maxLen: keep at most this many entries (-1: no limit)
+ARGV[2]  maxAgeMs: remove entries older than this, on the Redis clock (0: no limit)
+ARGV[3]  pageSize: at most this many entries are removed per call
+ARGV[4]  1: dry run (count, write nothing); 0: trim
+ARGV[5]  fence value (ignored without KEYS[2])
+ARGV[6]  dry run only: entries counted by earlier calls (0 otherwise)
+ARGV[7]  dry run only: id after which this page starts (exclusive); '-' otherwise
+
+Returns { removed, wanted, lastRemovedId, floor, blockers, more }:
+  removed        entries removed (or, in a dry run, that would be)
+  wanted         entries of this page the policy wanted removed (removed < wanted: held back)
+  lastRemovedId  the last id removed, '' when none (the next dry-run page starts after it)
+  floor          the oldest id some group needs, '' when no group needs anything
+  blockers       flat { group, neededFromId, ... }: the groups that held the policy back
+  more           1 when the policy may want more beyond this page (call again)
+Errors (nothing changed): FENCED, WRONGTYPE.
+]]
+
+local stream = KEYS[1]
+local maxLen, maxAgeMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+local pageSize = tonumber(ARGV[3])
+local dryRun = ARGV[4] == '1'
+local counted = tonumber(ARGV[6]) or 0
+local start = ARGV[7] or '-'
+
+if #KEYS >= 2 and redis.call('GET', KEYS[2]) ~= ARGV[5] then
+  return redis.error_reply('FENCED the lease is not held by this process')
+end
+local keyType = redis.call('TYPE', stream)['ok']
+if keyType == 'none' then return { 0, 0, '', '', {}, 0 } end
+if keyType ~= 'stream' then
+  return redis.error_reply('WRONGTYPE ' .. stream .. ' holds a ' .. keyType .. ', not a stream')
+end
+
+-- Ids are compared and stepped as decimal strings: Lua numbers are doubles, exact only to 2^53.
+local function splitId(id)
+  local dash = string.find(id, '-', 1, true)
+  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
+end
+local function numberLess(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+local function idLess(a, b)
+  local aMs, aSeq = splitId(a)
+  local bMs, bSeq = splitId(b)
+  if aMs ~= bMs then return numberLess(aMs, bMs) end
+  return numberLess(aSeq, bSeq)
+end
+local function increment(digits)
+  local i = #digits
+  while i > 0 and string.sub(digits, i, i) == '9' do i = i - 1 end
+  if i == 0 then return '1' .. string.rep('0', #digits) end
+  local digit = string.char(string.byte(digits, i) + 1)
+  return string.sub(digits, 1, i - 1) .. digit .. string.rep('0', #digits - i)
+end
+local function nextId(id)
+  local ms, seq = splitId(id)
+  if seq == '18446744073709551615' then return increment(ms) .. '-0' end
+  return ms .. '-' .. increment(seq)
+end
+
+-- The policy: how many entries of this page it wants gone (both limits cut a prefix).
+local rangeStart = start
+if start ~= '-' then rangeStart = '(' .. start end
+local page = redis.call('XRANGE', stream, rangeStart, '+', 'COUNT', pageSize)
+local wanted = 0
+if maxLen >= 0 then
+  local excess = redis.call('XLEN', stream) - counted - maxLen
+  if excess > 0 then wanted = math.min(excess, #page) end
+end
+if maxAgeMs > 0 then
+  local now = redis.call('TIME')
+  local cutoffMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - maxAgeMs
+  local cutoff = string.format('%d-0', cutoffMs)
+  local old = 0
+  while old < #page and idLess(page[old + 1][1], cutoff) do old = old + 1 end
+  if old > wanted then wanted = old end
+end
+
+-- The floor: what every group of the stream still needs.
+local floor = nil
+local needs = {}
+for _, flat in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+  local info = {}
+  for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
+  local neededFrom = nextId(info['last-delivered-id'])
+  if info['pending'] > 0 then
+    local oldestPending = redis.call('XPENDING', stream, info['name'])[2]
+    if oldestPending and idLess(oldestPending, neededFrom) then neededFrom = oldestPending end
+  end
+  needs[#needs + 1] = { info['name'], neededFrom }
+  if floor == nil or idLess(neededFrom, floor) then floor = neededFrom end
+end
+
+local removed = wanted
+local blockers = {}
+if wanted > 0 and floor ~= nil then
+  local target = nextId(page[wanted][1])
+  if idLess(floor, target) then
+    for _, need in ipairs(needs) do
+      if idLess(need[2], target) then
+        blockers[#blockers + 1] = need[1]
+        blockers[#blockers + 1] = need[2]
+      end
+    end
+    removed = 0
+    while removed < wanted and idLess(page[removed + 1][1], floor) do removed = removed + 1 end
+  end
+end
+
+local lastRemovedId = ''
+if removed > 0 then
+  lastRemovedId = page[removed][1]
+  if not dryRun then
+    redis.call('XTRIM', stream, 'MINID', '=', nextId(lastRemovedId))
+  end
+end
+local more = 0
+if removed == wanted and wanted == #page and wanted > 0 then more = 1 end
+return { removed, wanted, lastRemovedId, floor or '', blockers, more }

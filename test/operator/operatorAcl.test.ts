@@ -1,0 +1,78 @@
+import { readFile } from "node:fs/promises";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/daemonProcess.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { useRedisServer } from "../support/redisServer.js";
+import { addDeadLetters } from "./deadLetterFixtures.js";
+
+// The ACL file's example names: this file has a server of its own, so it can use them as they are.
+const STREAM = "orders";
+const DEAD = "{orders}:dead";
+const ACL_FILE = new URL("../../deploy/redis/stream-janitor.acl", import.meta.url);
+const PASSWORD = "operator-test-password";
+
+const fixture = useRedisServer();
+
+/** Loads one user's rules from the ACL file, as written, plus a password. */
+async function loadUser(name: string): Promise<void> {
+  const text = await readFile(ACL_FILE, "utf8");
+  const line = text.split("\n").find((l) => l.startsWith(`user ${name} `));
+  if (line === undefined) throw new Error(`no user ${name} in ${ACL_FILE.pathname}`);
+  const rules = line.split(/\s+/u).slice(2);
+  await fixture.redis.call("ACL", "SETUSER", name, ...rules, `>${PASSWORD}`);
+}
+
+function as(user: string, args: string[]) {
+  const [host, port] = [`127.0.0.1`, fixture.server.port];
+  return runCli(args, { STREAM_JANITOR_REDIS_URL: `redis://${user}:${PASSWORD}@${host}:${port}` });
+}
+
+const pair = ["--stream", STREAM, "--group", "billing"];
+
+describe("operator commands under the ACL users of deploy/redis/stream-janitor.acl", () => {
+  beforeAll(async () => {
+    await loadUser("stream-janitor-operator");
+    await loadUser("stream-janitor-operator-rw");
+    await addStuckEntries(fixture.redis, STREAM, "billing", numberedBodies(5), { consumer: "w" });
+    await fixture.redis.xgroup("CREATECONSUMER", STREAM, "billing", "idle-worker");
+    await addDeadLetters(fixture.redis, {
+      stream: STREAM,
+      group: "billing",
+      deadLetterStream: DEAD,
+      count: 4,
+    });
+  });
+
+  it("inspect and dlq list work read-only; writes are refused to that user", async () => {
+    const inspect = await as("stream-janitor-operator", ["inspect", "--json"]);
+    expect(inspect.stderr).toBe("");
+    expect(inspect.code).toBe(0);
+    const list = await as("stream-janitor-operator", ["dlq", "list", ...pair, "--json"]);
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.stdout) as { deadLetters: unknown[] }).deadLetters).toHaveLength(4);
+
+    const redrive = await as("stream-janitor-operator", ["dlq", "redrive", ...pair]);
+    expect(redrive.code).toBe(1);
+    expect(redrive.stderr).toMatch(/NOPERM/u);
+    expect(await fixture.redis.xlen(DEAD)).toBe(4);
+  });
+
+  it("the operator-rw user runs every command", async () => {
+    const user = "stream-janitor-operator-rw";
+    expect((await as(user, ["inspect"])).code).toBe(0);
+    expect((await as(user, ["dlq", "list", ...pair])).code).toBe(0);
+    const redrive = await as(user, ["dlq", "redrive", ...pair, "--limit", "2", "--json"]);
+    expect(redrive.stderr).toBe("");
+    expect(JSON.parse(redrive.stdout)).toEqual({ redriven: 2, remaining: 2, dryRun: false });
+    const purge = await as(user, ["dlq", "purge", ...pair, "--json"]);
+    expect(JSON.parse(purge.stdout)).toEqual({ purged: 2, remaining: 0, dryRun: false });
+    const reap = await as(user, ["consumers", "reap", ...pair, "--idle-ms", "0", "--json"]);
+    expect(JSON.parse(reap.stdout)).toMatchObject({ reaped: ["idle-worker"], keptWithPending: 1 });
+    const trim = await as(user, ["trim", "--stream", STREAM, "--max-len", "0", "--json"]);
+    expect(trim.stderr).toBe("");
+    expect(JSON.parse(trim.stdout)).toMatchObject({
+      removed: 0,
+      blockedBy: [{ group: "billing" }],
+    });
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
+import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { groupConfig } from "../support/sweepHarness.js";
+import { addDeadLetters, fieldValue, rawEntries } from "./deadLetterFixtures.js";
+
+const fixture = useRedisServer();
+
+async function redisNowMs(): Promise<number> {
+  const [seconds, micros] = (await fixture.redis.call("TIME")) as [string, string];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+describe("dlq purge", () => {
+  it("deletes only the group's dead letters older than --older-than-ms", async () => {
+    const stream = uniquePrefix("purge-age");
+    const group = groupConfig(stream);
+    const dead = group.deadLetterStream;
+    const now = await redisNowMs();
+    // Two hours old, one hour old (ids carry the time), and fresh.
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 3,
+      atMs: now - 7_200_000,
+    });
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "audit",
+      deadLetterStream: dead,
+      count: 2,
+      atMs: now - 7_100_000,
+      firstOriginal: 10,
+    });
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 2,
+      atMs: now - 3_600_000,
+      firstOriginal: 20,
+    });
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 1,
+      firstOriginal: 30,
+    });
+    const redis = registerScripts(fixture.redis);
+
+    const dry = await purgeDeadLetters(redis, group, {
+      olderThanMs: 5_400_000,
+      reason: undefined,
+      dryRun: true,
+    });
+    expect(dry).toEqual({ purged: 3, remaining: 3, dryRun: true });
+    expect(await fixture.redis.xlen(dead)).toBe(8);
+
+    const summary = await purgeDeadLetters(redis, group, {
+      olderThanMs: 5_400_000,
+      reason: undefined,
+      dryRun: false,
+    });
+    expect(summary).toEqual({ purged: 3, remaining: 3, dryRun: false });
+    const left = await rawEntries(fixture.redis, dead);
+    expect(left.map(([, f]) => fieldValue(f, "x-original-id"))).toEqual([
+      "1000-10",
+      "1000-11",
+      "1000-20",
+      "1000-21",
+      "1000-30",
+    ]);
+  });
+
+  it("deletes by reason, and everything of the group without filters", async () => {
+    const stream = uniquePrefix("purge-reason");
+    const group = groupConfig(stream);
+    const dead = group.deadLetterStream;
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 3,
+      reason: "action",
+    });
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 2,
+      firstOriginal: 10,
+    });
+    const redis = registerScripts(fixture.redis);
+    expect(
+      await purgeDeadLetters(redis, group, {
+        olderThanMs: undefined,
+        reason: "action",
+        dryRun: false,
+        pageSize: 2,
+      }),
+    ).toEqual({
+      purged: 3,
+      remaining: 0,
+      dryRun: false,
+    });
+    expect(
+      await purgeDeadLetters(redis, group, {
+        olderThanMs: undefined,
+        reason: undefined,
+        dryRun: false,
+      }),
+    ).toEqual({
+      purged: 2,
+      remaining: 0,
+      dryRun: false,
+    });
+    expect(await fixture.redis.xlen(dead)).toBe(0);
+  });
+});
