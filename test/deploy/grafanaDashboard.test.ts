@@ -39,6 +39,10 @@ const REQUIRED_METRICS = [
   "stream_janitor_leader",
   "stream_janitor_redis_up",
   "stream_janitor_group_readable",
+  "stream_janitor_retention_blocked",
+  "stream_janitor_trimmed_entries_total",
+  "stream_janitor_consumers_reaped_total",
+  "stream_janitor_config_last_reload_successful",
   "ALERTS",
 ];
 
@@ -142,7 +146,10 @@ describe("Grafana dashboard", () => {
     }
     // Every per-group panel follows the stream and group selection.
     for (const { where, expr } of dashboardExpressions(dashboard)) {
-      if (!/stream_janitor_(?!leader|redis_up|build_info)/u.test(expr)) continue;
+      if (
+        !/stream_janitor_(?!leader|redis_up|build_info|config_last_reload_successful)/u.test(expr)
+      )
+        continue;
       expect(expr, where).toContain('stream=~"$stream"');
     }
     const ids = allPanels(dashboard).map((panel) => panel.id);
