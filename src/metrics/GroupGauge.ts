@@ -12,6 +12,15 @@ interface Sample<L extends string> {
    * after scrape (applyGroupGauges does, per group) pays for the formatting once.
    */
   sharedLabels: Labels<L>;
+  /** `name{labels}`: the start of the sample's line, formatted once for the series' life. */
+  prefix: string;
+  /** The last line rendered and the value it shows: most values do not change between scrapes. */
+  line: string | undefined;
+  lineValue: number;
+  /** The reset() generation in which the sample was last set: older ones are not exported. */
+  generation: number;
+  /** Deleted from the gauge: a labels object that still points here must look it up again. */
+  removed: boolean;
 }
 
 const NO_LABELS: Readonly<Record<string, never>> = Object.freeze({});
@@ -38,9 +47,10 @@ export function valueText(value: number): string {
  * A gauge for the per-group series that every scrape replaces wholesale, registered in a
  * prom-client Registry beside the ordinary metrics. prom-client's Gauge hashes every label set
  * by sorting its keys on each set() and keeps samples in a plain object rebuilt at each reset;
- * with 1,000 groups and a dozen gauges that was most of a scrape's Node time. Here a sample is
- * one Map entry keyed by the label values in their declared order, and the text formatting of
- * its labels is cached by prom-client across scrapes (see Sample.sharedLabels).
+ * with 10,000 groups and a dozen gauges that was most of a scrape's Node time. Here a series is
+ * one object, created once and found from its labels object in one WeakMap lookup; reset() only
+ * bumps a generation (a sample not set since is not exported), so a scrape allocates nothing per
+ * series, and the text before the value is formatted once per series.
  */
 export class GroupGauge<L extends string> {
   readonly type = "gauge";
@@ -48,12 +58,11 @@ export class GroupGauge<L extends string> {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly L[];
-  private samples = new Map<string, Sample<L>>();
-  /** The samples before the last reset(): set() reuses their objects instead of allocating. */
-  private previous = new Map<string, Sample<L>>();
-  private readonly keys = new WeakMap<Labels<L>, string>();
-  /** `name{labels}` per labels object: the label objects of groups live as long as the config. */
-  private readonly prefixes = new WeakMap<Labels<L>, string>();
+  /** Every series by its label values in declared order, live or stale. */
+  private readonly samples = new Map<string, Sample<L>>();
+  /** The series of a labels object: the label objects of groups live as long as the group. */
+  private readonly byLabels = new WeakMap<Labels<L>, Sample<L>>();
+  private generation = 0;
 
   constructor(options: {
     name: string;
@@ -70,34 +79,60 @@ export class GroupGauge<L extends string> {
   }
 
   private key(labels: Labels<L>): string {
-    const known = this.keys.get(labels);
-    if (known !== undefined) return known;
     let key = "";
     for (const name of this.labelNames) {
       const value = labels[name];
       if (typeof value !== "string") throw new Error(`${this.name}: label ${name} is missing`);
       key += `${value}\u0000`;
     }
-    this.keys.set(labels, key);
     return key;
   }
 
   set(labels: Labels<L>, value: number): void {
-    const key = this.key(labels);
-    const sample = this.samples.get(key) ?? this.previous.get(key);
-    if (sample === undefined) {
-      this.samples.set(key, { value, labels: NO_LABELS, sharedLabels: labels });
-      return;
+    let sample = this.byLabels.get(labels);
+    if (sample === undefined || sample.removed) {
+      const key = this.key(labels);
+      sample = this.samples.get(key);
+      if (sample === undefined) {
+        sample = {
+          value,
+          labels: NO_LABELS,
+          sharedLabels: labels,
+          prefix: `${this.name}${labelText(labels)}`,
+          line: undefined,
+          lineValue: 0,
+          generation: this.generation,
+          removed: false,
+        };
+        this.samples.set(key, sample);
+      } else if (sample.sharedLabels !== labels) {
+        sample.sharedLabels = labels;
+        sample.prefix = `${this.name}${labelText(labels)}`;
+        sample.line = undefined;
+      }
+      this.byLabels.set(labels, sample);
     }
     sample.value = value;
-    sample.sharedLabels = labels;
-    this.samples.set(key, sample);
+    sample.generation = this.generation;
   }
 
-  /** Drops every sample (series of groups that went away must disappear, not freeze). */
+  /**
+   * Drops every sample (series of groups that went away must disappear, not freeze). A series
+   * not set since the previous reset is deleted for good, so gone groups do not pile up.
+   */
   reset(): void {
-    this.previous = this.samples;
-    this.samples = new Map();
+    for (const [key, sample] of this.samples) {
+      if (sample.generation === this.generation) continue;
+      sample.removed = true;
+      this.samples.delete(key);
+    }
+    this.generation += 1;
+  }
+
+  private *live(): Generator<Sample<L>> {
+    for (const sample of this.samples.values()) {
+      if (sample.generation === this.generation) yield sample;
+    }
   }
 
   /** prom-client's reading interface (JSON, tests): labels as usual. */
@@ -108,14 +143,14 @@ export class GroupGauge<L extends string> {
     aggregator: "sum";
     values: { labels: Labels<L>; value: number }[];
   }> {
-    const values = [...this.samples.values()].map((sample) => ({
+    const values = [...this.live()].map((sample) => ({
       labels: sample.sharedLabels,
       value: sample.value,
     }));
     return Promise.resolve({ ...this.describe(), values });
   }
 
-  /** What the registry renders as text: the samples as they are stored, no copy. */
+  /** What prom-client's own renderer reads (a registry other than JanitorRegistry). */
   getForPromString(): Promise<{
     name: string;
     help: string;
@@ -123,7 +158,7 @@ export class GroupGauge<L extends string> {
     aggregator: "sum";
     values: Sample<L>[];
   }> {
-    return Promise.resolve({ ...this.describe(), values: [...this.samples.values()] });
+    return Promise.resolve({ ...this.describe(), values: [...this.live()] });
   }
 
   /**
@@ -133,18 +168,14 @@ export class GroupGauge<L extends string> {
   render(): string {
     const lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} gauge`];
     for (const sample of this.samples.values()) {
-      lines.push(`${this.prefix(sample.sharedLabels)} ${valueText(sample.value)}`);
+      if (sample.generation !== this.generation) continue;
+      if (sample.line === undefined || !Object.is(sample.lineValue, sample.value)) {
+        sample.line = `${sample.prefix} ${valueText(sample.value)}`;
+        sample.lineValue = sample.value;
+      }
+      lines.push(sample.line);
     }
     return lines.join("\n");
-  }
-
-  private prefix(labels: Labels<L>): string {
-    let prefix = this.prefixes.get(labels);
-    if (prefix === undefined) {
-      prefix = `${this.name}${labelText(labels)}`;
-      this.prefixes.set(labels, prefix);
-    }
-    return prefix;
   }
 
   private describe(): { name: string; help: string; type: "gauge"; aggregator: "sum" } {

@@ -40,6 +40,8 @@ function isPlainFamily(metric: unknown): metric is { get(): Promise<PlainFamily>
  */
 export class JanitorRegistry extends Registry {
   private readonly labelTexts = new WeakMap<object, string>();
+  /** The last line of each series (prom-client keeps one object per series for its life). */
+  private readonly lines = new WeakMap<object, { value: number; line: string }>();
 
   async getMetricsAsString(metric: unknown): Promise<string> {
     if (metric instanceof GroupGauge) return metric.render();
@@ -52,8 +54,16 @@ export class JanitorRegistry extends Registry {
     }
     const lines = [`# HELP ${family.name} ${escapeHelpText(family.help)}`];
     lines.push(`# TYPE ${family.name} ${family.type}`);
-    for (const { labels, value } of family.values) {
-      lines.push(`${family.name}${this.labelsOf(labels)} ${valueText(value)}`);
+    for (const series of family.values) {
+      // Counters move only when a sweep does: most lines are the same as at the last scrape.
+      const last = this.lines.get(series);
+      if (last !== undefined && Object.is(last.value, series.value)) {
+        lines.push(last.line);
+        continue;
+      }
+      const line = `${family.name}${this.labelsOf(series.labels)} ${valueText(series.value)}`;
+      this.lines.set(series, { value: series.value, line });
+      lines.push(line);
     }
     return lines.join("\n");
   }
