@@ -8,11 +8,6 @@ import { GroupSeries, NO_LABELS, type Labels } from "./GroupSeries.js";
 export class GroupCounter<L extends string> extends GroupSeries<L> {
   readonly type = "counter";
 
-  /** A counter's series stay until removed. */
-  protected isLive(): boolean {
-    return true;
-  }
-
   inc(labels: Labels<L>, value = 1): void {
     if (!Number.isFinite(value) || value < 0) {
       throw new Error(`${this.name}: a counter only grows, by a finite amount (got ${value})`);

@@ -1,4 +1,4 @@
-import { GroupSeries, NO_LABELS, type Labels, type Sample } from "./GroupSeries.js";
+import { GroupSeries, NO_LABELS, type Labels } from "./GroupSeries.js";
 
 /**
  * A gauge for the per-group series that every scrape replaces wholesale. reset() only bumps a
@@ -7,23 +7,18 @@ import { GroupSeries, NO_LABELS, type Labels, type Sample } from "./GroupSeries.
  */
 export class GroupGauge<L extends string> extends GroupSeries<L> {
   readonly type = "gauge";
-  private generation = 0;
-
-  protected override isLive(sample: Sample<L>): boolean {
-    return sample.generation === this.generation;
-  }
 
   set(labels: Labels<L>, value: number): void {
     const text = this.textOf(labels);
     const sample = this.samples.get(text);
     if (sample === undefined) {
-      const generation = this.generation;
+      const generation = this.liveGeneration;
       this.samples.set(text, { value, labels: NO_LABELS, sharedLabels: labels, text, generation });
       return;
     }
     sample.value = value;
     sample.sharedLabels = labels;
-    sample.generation = this.generation;
+    sample.generation = this.liveGeneration;
   }
 
   /**
@@ -32,8 +27,8 @@ export class GroupGauge<L extends string> extends GroupSeries<L> {
    */
   reset(): void {
     for (const [text, sample] of this.samples) {
-      if (sample.generation !== this.generation) this.samples.delete(text);
+      if (sample.generation < this.liveGeneration) this.samples.delete(text);
     }
-    this.generation += 1;
+    this.liveGeneration += 1;
   }
 }

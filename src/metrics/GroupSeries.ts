@@ -11,7 +11,7 @@ export interface Sample<L extends string> {
   sharedLabels: Labels<L>;
   /** The label part of the line, shared with the other families (see LabelTexts). */
   text: string;
-  /** GroupGauge: the reset() generation in which the sample was last set. */
+  /** The generation in which the sample was last set (see liveGeneration). */
   generation: number;
 }
 
@@ -58,8 +58,11 @@ export abstract class GroupSeries<L extends string> {
     (options.registry as unknown as { registerMetric(metric: unknown): void }).registerMetric(this);
   }
 
-  /** Whether a stored sample is exported (a gauge keeps stale ones for a while). */
-  protected abstract isLive(sample: Sample<L>): boolean;
+  /**
+   * Samples of an older generation are stale: stored, not exported (a gauge's reset() raises
+   * it). A field rather than a method: render() checks it for every sample.
+   */
+  protected liveGeneration = 0;
 
   protected textOf(labels: Labels<L>): string {
     try {
@@ -71,7 +74,9 @@ export abstract class GroupSeries<L extends string> {
   }
 
   private *live(): Generator<Sample<L>> {
-    for (const sample of this.samples.values()) if (this.isLive(sample)) yield sample;
+    for (const sample of this.samples.values()) {
+      if (sample.generation >= this.liveGeneration) yield sample;
+    }
   }
 
   /** prom-client's reading interface (JSON, tests): labels as usual. */
@@ -107,7 +112,7 @@ export abstract class GroupSeries<L extends string> {
       `# TYPE ${this.name} ${this.type}`,
     ];
     for (const sample of this.samples.values()) {
-      if (!this.isLive(sample)) continue;
+      if (sample.generation < this.liveGeneration) continue;
       lines.push(`${this.name}${sample.text} ${valueText(sample.value)}`);
     }
     // join() copies the lines into one flat string at once: their pieces die young.
