@@ -48,7 +48,8 @@ export interface DaemonDependencies {
 
 /** How long the sweep connection waits for one reply; a page script is bounded to milliseconds. */
 const SWEEP_COMMAND_TIMEOUT_MS = 10_000;
-const METRICS_COMMAND_TIMEOUT_MS = 2_000;
+/** Discovery sends single SCAN calls and bounded XINFO GROUPS pipelines. */
+const DISCOVERY_COMMAND_TIMEOUT_MS = 2_000;
 
 /**
  * The composition root of `stream-janitor run`: builds the components in dependency order and
@@ -78,7 +79,9 @@ export async function startDaemon(
       return client;
     };
     const sweepRedis = registerScripts(connection("sweep", SWEEP_COMMAND_TIMEOUT_MS));
-    const metricsRedis = connection("metrics", METRICS_COMMAND_TIMEOUT_MS);
+    // The scrape's reads are bounded as a whole by metrics.scrapeTimeoutMs (contract section 3):
+    // a shorter bound per command would fail the tail of a large scrape before that.
+    const metricsRedis = connection("metrics", metricsCommandTimeoutMs(config));
     // Renewals must fail fast: a reply slower than one retry period is as good as none.
     const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
 
@@ -106,7 +109,7 @@ export async function startDaemon(
     });
     groupSet.on("change", (change) => refresher.setGroups(change.groups));
     teardown.push("metrics", () => refresher.stop());
-    const discoveryRedis = connection("discovery", METRICS_COMMAND_TIMEOUT_MS);
+    const discoveryRedis = connection("discovery", DISCOVERY_COMMAND_TIMEOUT_MS);
     const nodes = scanNodesOf(discoveryRedis);
     const discovery = new Discovery({ nodes, groupSet, config, logger, registry });
     teardown.push("discovery", () => discovery.stop());
@@ -261,4 +264,13 @@ export async function startDaemon(
     await teardown.run();
     throw error;
   }
+}
+
+/**
+ * The metrics connection's bound on one command: a little over metrics.scrapeTimeoutMs, so the
+ * scrape's own bound on its whole read (runPipelineBatches) is the one that fires, with its
+ * message, and a large scrape is never cut short by a per-command bound shorter than it.
+ */
+export function metricsCommandTimeoutMs(config: Pick<JanitorConfig, "metrics">): number {
+  return config.metrics.scrapeTimeoutMs + 1000;
 }

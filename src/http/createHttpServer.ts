@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import { acceptsGzip, gzipBody } from "./gzipBody.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -27,10 +28,15 @@ export interface RunningHttpServer {
 function send(
   response: ServerResponse,
   status: number,
-  body: string,
+  body: string | Buffer,
   contentType = "text/plain; charset=utf-8",
+  extraHeaders: Record<string, string> = {},
 ): void {
-  response.writeHead(status, { "content-type": contentType, "cache-control": "no-store" });
+  response.writeHead(status, {
+    "content-type": contentType,
+    "cache-control": "no-store",
+    ...extraHeaders,
+  });
   response.end(body);
 }
 
@@ -116,7 +122,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
       case "/metrics": {
         await options.beforeScrape();
-        send(response, 200, await options.registry.metrics(), options.registry.contentType);
+        const text = await options.registry.metrics();
+        const { contentType } = options.registry;
+        if (!acceptsGzip(request)) {
+          send(response, 200, text, contentType, { vary: "accept-encoding" });
+          return;
+        }
+        const body = await gzipBody(text);
+        send(response, 200, body, contentType, {
+          "content-encoding": "gzip",
+          vary: "accept-encoding",
+        });
         return;
       }
       default:

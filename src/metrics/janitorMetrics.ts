@@ -1,5 +1,7 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Gauge, Histogram, type Registry } from "prom-client";
+import { GroupCounter } from "./GroupCounter.js";
 import { GroupGauge } from "./GroupGauge.js";
+import { LabelTexts } from "./LabelTexts.js";
 
 /**
  * Every metric family, defined in one table (contract section 5 plus the age-based extras).
@@ -22,13 +24,13 @@ export interface JanitorMetrics {
   readonly streamLengthEntries: GroupGauge<"stream">;
   readonly deadLetterLengthEntries: GroupGauge<GroupLabels>;
   readonly consumerPendingEntries: GroupGauge<GroupLabels | "consumer">;
-  readonly claimedEntries: Counter<GroupLabels>;
-  readonly requeuedEntries: Counter<GroupLabels>;
-  readonly reassignedEntries: Counter<GroupLabels>;
-  readonly deadLetteredEntries: Counter<GroupLabels | "reason">;
-  readonly ghostEntries: Counter<GroupLabels>;
-  readonly sweeps: Counter<GroupLabels>;
-  readonly sweepFailures: Counter<GroupLabels | "kind">;
+  readonly claimedEntries: GroupCounter<GroupLabels>;
+  readonly requeuedEntries: GroupCounter<GroupLabels>;
+  readonly reassignedEntries: GroupCounter<GroupLabels>;
+  readonly deadLetteredEntries: GroupCounter<GroupLabels | "reason">;
+  readonly ghostEntries: GroupCounter<GroupLabels>;
+  readonly sweeps: GroupCounter<GroupLabels>;
+  readonly sweepFailures: GroupCounter<GroupLabels | "kind">;
   readonly sweepDurationSeconds: Histogram<GroupLabels>;
   readonly lastSweepSuccessTimestampSeconds: Gauge<GroupLabels>;
   readonly leader: Gauge;
@@ -44,18 +46,22 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
     help: string,
     labelNames: readonly L[],
   ): Gauge<L> => new Gauge({ name: `stream_janitor_${name}`, help, labelNames, registers });
+  // One label text per group (or stream), shared by the families that have those labels.
+  const shared = [new LabelTexts(GROUP), new LabelTexts(["stream"] as const)];
+  const options = <L extends string>(name: string, help: string, labelNames: readonly L[]) => ({
+    name: `stream_janitor_${name}`,
+    help,
+    labelNames,
+    registry,
+    labelTexts: shared.find((texts) => texts.labelNames.join() === labelNames.join()) as
+      LabelTexts<L> | undefined,
+  });
   /** The gauges every scrape replaces: see GroupGauge. */
-  const scraped = <L extends string>(
-    name: string,
-    help: string,
-    labelNames: readonly L[],
-  ): GroupGauge<L> =>
-    new GroupGauge({ name: `stream_janitor_${name}`, help, labelNames, registry });
-  const counter = <L extends string>(
-    name: string,
-    help: string,
-    labelNames: readonly L[],
-  ): Counter<L> => new Counter({ name: `stream_janitor_${name}`, help, labelNames, registers });
+  const scraped = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new GroupGauge(options(name, help, labelNames));
+  /** Per-group counters: see GroupCounter. */
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new GroupCounter(options(name, help, labelNames));
 
   const metrics: JanitorMetrics = {
     registry,

@@ -13,10 +13,10 @@ import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import {
   RedisUnavailableError,
   replyValue,
-  runPipeline,
   type Command,
   type PipelineReply,
 } from "./runPipeline.js";
+import { runPipelineBatches } from "./runPipelineBatches.js";
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {
@@ -72,11 +72,13 @@ export interface ReadOptions {
   timeoutMs: number;
   /** Read the XPENDING summary too, for the per-consumer counts. */
   perConsumer: boolean;
+  /** Commands per pipeline (default: PIPELINE_BATCH_SIZE). */
+  batchSize?: number;
 }
 
 /**
- * Reads everything the scrape-time gauges need for every group in ONE pipeline, bounded by
- * options.timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it
+ * Reads everything the scrape-time gauges need for every group in consecutive pipelines of bounded
+ * size (runPipelineBatches), all of them bounded together by options.timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it
  * has; its `pending` is the PEL count); per group the oldest pending entry (XPENDING - + 1: id,
  * owner, idle, deliveries), the dead-letter stream's XLEN and, with per-consumer series only,
  * the XPENDING summary. Four commands per group on its own stream: each command costs far more
@@ -109,7 +111,10 @@ export async function readGroupSnapshots(
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
     });
   }
-  const replies = await runPipeline(redis, commands, options.timeoutMs);
+  const replies = await runPipelineBatches(redis, commands, {
+    timeoutMs: options.timeoutMs,
+    batchSize: options.batchSize,
+  });
   // A connection that dies halfway fails the commands it still owed with non-Redis errors.
   for (const reply of replies) {
     if (reply.error && !isReplyError(reply.error))

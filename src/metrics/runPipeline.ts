@@ -18,6 +18,11 @@ export class RedisUnavailableError extends Error {
   override name = "RedisUnavailableError";
 }
 
+/** The pipeline's answer did not come within its time bound. */
+export class RedisTimeoutError extends RedisUnavailableError {
+  override name = "RedisTimeoutError";
+}
+
 const DISCONNECTED: ReadonlySet<string> = new Set([
   "reconnecting",
   "close",
@@ -48,7 +53,7 @@ export async function runPipeline(
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => {
-        reject(new RedisUnavailableError(`redis did not answer within ${timeoutMs} ms`));
+        reject(new RedisTimeoutError(`redis did not answer within ${timeoutMs} ms`));
       },
       Math.max(timeoutMs, 1),
     );

@@ -93,6 +93,8 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   return client;
 }
 
+const EXPLAINED = Symbol("stream-janitor:explained");
+
 /**
  * Rewrites the message of every failed command, wherever it surfaces (sweep results, lease
  * outages, readiness, start-up): a NOPERM gets the ACL rule to add, and a timeout or closed
@@ -100,11 +102,13 @@ export function createRedisClient(options: RedisClientOptions): Redis {
  */
 function explainFailures(client: Redis, tlsProblem: () => string | undefined): void {
   const send = client.sendCommand.bind(client);
-  const wrapped = new WeakSet<object>();
   client.sendCommand = (command, ...rest) => {
-    // The offline queue sends the same command again after a reconnect: wrap it once.
-    if (!wrapped.has(command)) {
-      wrapped.add(command);
+    // The offline queue sends the same command again after a reconnect: wrap it once. A mark on
+    // the command rather than a WeakSet: a scrape sends tens of thousands of commands, and every
+    // WeakSet entry is work for the garbage collector.
+    const marked = command as typeof command & { [EXPLAINED]?: true };
+    if (marked[EXPLAINED] !== true) {
+      marked[EXPLAINED] = true;
       const reject = command.reject;
       command.reject = (error: Error) => {
         const problem = tlsProblem();

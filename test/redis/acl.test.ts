@@ -156,6 +156,60 @@ describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () 
     expect(await admin.call("ACL", "LOG")).toEqual([]);
   });
 
+  it("discovers groups by pattern under the daemon user: SCAN and XINFO GROUPS allowed, ACL LOG empty", async () => {
+    await admin.call("ACL", "LOG", "RESET");
+    const prefix = `${FILE_PREFIX}:discover`;
+    const tenants = [`${prefix}:tenant:1`, `${prefix}:tenant:2`, `${prefix}:tenant:3`];
+    for (const stream of tenants)
+      await addStuckEntries(admin, stream, "workers", numberedBodies(4));
+    const config = testConfig(server.url, prefix, [], {
+      discover: [
+        {
+          match: `${prefix}:tenant:*`,
+          groups: "*",
+          minIdleMs: 1000,
+          maxDeliveries: 5,
+          action: "requeue",
+          requeueStream: "",
+          deadLetterStream: "",
+          deadLetterMaxLen: 100_000,
+        },
+      ],
+    });
+    const file = await writeConfigFile(config);
+    cleanups.push(file.remove);
+    const daemon = await DaemonProcess.start(file.path, {
+      STREAM_JANITOR_REDIS_USERNAME: "stream-janitor",
+      STREAM_JANITOR_REDIS_PASSWORD: PASSWORD,
+    });
+    cleanups.push(() => daemon.kill());
+
+    await waitFor(
+      async () => {
+        const pending = await Promise.all(
+          tenants.map(async (stream) => (await admin.xpending(stream, "workers"))[0]),
+        );
+        return pending.every((count) => count === 0);
+      },
+      { what: "every discovered group to be swept under the ACL user" },
+    ).catch(async (error: unknown) => {
+      throw new Error(
+        `${String(error)}; ACL LOG: ${JSON.stringify(await admin.call("ACL", "LOG"))}`,
+      );
+    });
+    const metrics = await (await fetch(`${daemon.httpUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^stream_janitor_discovered_groups 3$/mu);
+    for (const stream of tenants) {
+      expect(metrics).toContain(
+        `stream_janitor_group_readable{stream="${stream}",group="workers"} 1`,
+      );
+    }
+    expect(metrics).toMatch(/^stream_janitor_discovery_scan_failures_total 0$/mu);
+    daemon.signal("SIGTERM");
+    expect((await daemon.exited).code).toBe(0);
+    expect(await admin.call("ACL", "LOG")).toEqual([]);
+  });
+
   it("lets the operator user read but not write", async () => {
     const stream = `${FILE_PREFIX}:operator`;
     await addStuckEntries(admin, stream, "workers", numberedBodies(3));
