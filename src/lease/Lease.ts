@@ -169,7 +169,11 @@ export class Lease extends EventEmitter<LeaseEvents> {
       return undefined;
     }
     const term = new ActiveTerm({
-      fence: { key: this.options.key, value },
+      fence: {
+        key: this.options.key,
+        value,
+        ...(this.options.fencePerSlot === true ? { slotToken: result.fencingToken } : {}),
+      },
       fencingToken: result.fencingToken,
       acquireSentAt: sentAt,
       renewDeadlineMs: this.options.renewDeadlineMs,

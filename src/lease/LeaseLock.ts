@@ -1,7 +1,6 @@
-import type { Redis } from "ioredis";
 import Redlock, { ExecutionError, Lock, ResourceLockedError } from "redlock";
-import { hashTag } from "../redis/keySlot.js";
-import { registerScripts, type ScriptedRedis } from "../redis/scriptedRedis.js";
+import { sameSlotKey } from "../redis/keySlot.js";
+import { registerScripts, type RedisClient, type ScriptedRedis } from "../redis/scriptedRedis.js";
 
 /** Outcome of one acquire attempt. `adopted`: Redis already held our value (an earlier reply was lost). */
 export type AcquireResult =
@@ -10,11 +9,10 @@ export type AcquireResult =
 
 /**
  * Companion keys must live in the lease key's hash slot (a script touching keys of several slots
- * fails with CROSSSLOT on Redis Cluster). A key with a hash tag keeps it when suffixed; a key
- * without one hashes whole, so wrapping it in braces gives the same slot.
+ * fails with CROSSSLOT on Redis Cluster): see sameSlotKey.
  */
 export function companionKey(leaseKey: string, suffix: string): string {
-  return hashTag(leaseKey) === undefined ? `{${leaseKey}}:${suffix}` : `${leaseKey}:${suffix}`;
+  return sameSlotKey(leaseKey, suffix);
 }
 
 /**
@@ -32,7 +30,7 @@ export class LeaseLock {
   private readonly redlock: Redlock;
   private readonly ttlMs: number;
 
-  constructor(redis: Redis, key: string, ttlMs: number) {
+  constructor(redis: RedisClient, key: string, ttlMs: number) {
     this.redis = registerScripts(redis);
     this.key = key;
     this.ttlMs = ttlMs;

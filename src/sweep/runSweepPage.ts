@@ -2,6 +2,7 @@ import type { GroupAction } from "../config/types.js";
 import type { Fence } from "../lease/types.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
+import { fenceArguments } from "./slotFence.js";
 
 export interface PageRequest {
   group: ResolvedGroup;
@@ -62,7 +63,8 @@ export async function runSweepPage(
 ): Promise<PageResult> {
   const { group, fence } = request;
   const keys = [group.stream, group.requeueStream, group.deadLetterStream];
-  if (fence !== undefined) keys.push(fence.key);
+  const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
+  if (fenceArgs !== undefined) keys.push(fenceArgs.key);
   const reply = await redis.sjSweepPage(
     keys.length,
     ...keys,
@@ -74,7 +76,7 @@ export async function runSweepPage(
     group.maxDeliveries,
     scriptAction(group.action),
     group.deadLetterMaxLen,
-    fence?.value ?? "",
+    fenceArgs?.value ?? "",
     request.reassignCandidates.length,
     ...request.reassignCandidates,
   );

@@ -10,7 +10,10 @@ pending, what was reassigned has a fresh idle time, what was left pending is onl
 KEYS[1]  source stream
 KEYS[2]  requeue target stream (the source itself by default)
 KEYS[3]  dead-letter stream
-KEYS[4]  optional fence key (the lease key); when present it must hold ARGV[9] or nothing changes
+KEYS[4]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
+         ARGV[9] or nothing changes. Redis Cluster (ARGV[9] is 'token:<n>'): a key in the
+         source's slot holding the highest fencing token that wrote here; a lower n changes
+         nothing, a higher one is stored before the first write
 
 ARGV[1]  group
 ARGV[2]  the janitor's own consumer name (it owns claimed entries only inside this script)
@@ -20,7 +23,7 @@ ARGV[5]  page size: at most this many PEL entries are examined
 ARGV[6]  maxDeliveries
 ARGV[7]  action: requeue | reassign | dead-letter
 ARGV[8]  dead-letter MAXLEN ~ cap
-ARGV[9]  fence value (ignored without KEYS[4])
+ARGV[9]  fence: the lease value, or 'token:<n>' on Cluster (ignored without KEYS[4])
 ARGV[10] number of reassign candidates that follow, best first
 ARGV[11..] reassign candidates (live consumers of the group)
 
@@ -41,8 +44,20 @@ local action = ARGV[7]
 local deadLetterMaxLen = ARGV[8]
 local candidateCount = tonumber(ARGV[10])
 
-if #KEYS >= 4 and redis.call('GET', KEYS[4]) ~= ARGV[9] then
-  return redis.error_reply('FENCED the lease is not held by this process')
+-- The fence: checked before anything is read or written, raised (Cluster) just before the first
+-- write. Fencing tokens are INCR results, far below 2^53, so comparing them as numbers is exact.
+local fenceToken = nil
+if #KEYS >= 4 then
+  if string.sub(ARGV[9], 1, 6) == 'token:' then
+    fenceToken = tonumber(string.sub(ARGV[9], 7))
+    local highest = tonumber(redis.call('GET', KEYS[4]) or '0') or 0
+    if fenceToken < highest then
+      return redis.error_reply('FENCED a newer leader (fencing token ' .. highest .. ') has swept this stream')
+    end
+    if fenceToken == highest then fenceToken = nil end
+  elseif redis.call('GET', KEYS[4]) ~= ARGV[9] then
+    return redis.error_reply('FENCED the lease is not held by this process')
+  end
 end
 
 local function requireStream(key, mayBeMissing)
@@ -60,6 +75,8 @@ if problem then return redis.error_reply(problem) end
 -- below changes the owner to the janitor, so this is the only moment the owner is known.
 local window = redis.pcall('XPENDING', source, group, cursor, '+', pageSize)
 if window.err then return redis.error_reply(window.err) end
+-- Raised even when this page finds nothing to do: the stream has been swept under our token.
+if fenceToken then redis.call('SET', KEYS[4], fenceToken) end
 local windowSize = #window
 if windowSize == 0 then
   return { '0-0', 0, 0, 0, 0, 0, 0, 0, {}, {} }
