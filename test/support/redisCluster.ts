@@ -36,9 +36,20 @@ export interface RedisCluster {
   keysOnEveryMaster(prefix: string): string[];
   /** Moves one slot, keys included, from its owner to `to` (CLUSTER SETSLOT + MIGRATE). */
   migrateSlot(slot: number, to: ClusterNode): Promise<void>;
+  /**
+   * The same in steps: the slot is MIGRATING/IMPORTING until finish() moves the remaining keys
+   * and gives the slot to `to` on every node; moveKeys() moves some keys before that.
+   */
+  startMigration(slot: number, to: ClusterNode): Promise<SlotMigration>;
   /** Waits until every running node reports cluster_state:ok and agrees on every slot's owner. */
   waitUntilStable(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface SlotMigration {
+  readonly from: ClusterNode;
+  moveKeys(keys: readonly string[]): Promise<void>;
+  finish(): Promise<void>;
 }
 
 export interface ClusterOptions {
@@ -201,24 +212,44 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
         }
         return keys as string[];
       },
-      async migrateSlot(slot, to) {
+      async startMigration(slot, to) {
         const from = await cluster.ownerOf(`{${slotKeyTag(slot)}}`);
-        if (from === to) return;
+        if (from === to) throw new Error(`slot ${slot} is on ${to.address} already`);
         const source = admins[nodes.indexOf(from)] as Redis;
         const target = admins[nodes.indexOf(to)] as Redis;
         await target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", from.id);
         await source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", to.id);
-        for (;;) {
-          const keys = (await source.call("CLUSTER", "GETKEYSINSLOT", slot, 100)) as string[];
-          if (keys.length === 0) break;
+        const moveKeys = async (keys: readonly string[]): Promise<void> => {
+          if (keys.length === 0) return;
           await source.call("MIGRATE", "127.0.0.1", to.port, "", 0, 5000, "KEYS", ...keys);
-        }
-        // The target first, as redis-cli does, so that it owns the slot before anyone redirects.
-        await target.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
-        await source.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
-        for (const [i, admin] of admins.entries())
-          if (admin !== source && admin !== target && isRunning(children[i]))
-            await admin.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
+        };
+        return {
+          from,
+          moveKeys,
+          async finish() {
+            for (;;) {
+              const keys = (await source.call("CLUSTER", "GETKEYSINSLOT", slot, 100)) as string[];
+              if (keys.length === 0) break;
+              await moveKeys(keys);
+            }
+            // The target first, as redis-cli does, so it owns the slot before anyone redirects.
+            await target.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
+            await source.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
+            // The other masters learn it now rather than by gossip (replicas follow theirs).
+            for (const [i, admin] of admins.entries())
+              if (admin !== source && admin !== target && isRunning(children[i]))
+                await admin
+                  .call("CLUSTER", "SETSLOT", slot, "NODE", to.id)
+                  .catch((error: unknown) => {
+                    if (!(error instanceof Error && /only with masters/u.test(error.message)))
+                      throw error;
+                  });
+          },
+        };
+      },
+      async migrateSlot(slot, to) {
+        if ((await cluster.ownerOf(`{${slotKeyTag(slot)}}`)) === to) return;
+        await (await cluster.startMigration(slot, to)).finish();
       },
       async waitUntilStable() {
         await waitFor(
