@@ -1,6 +1,6 @@
 import type convict from "convict";
 import { ConfigError } from "./ConfigError.js";
-import { GROUP_ACTIONS, type GroupConfig, type JanitorConfig } from "./types.js";
+import { GROUP_ACTIONS, REDIS_MODES, type GroupConfig, type JanitorConfig } from "./types.js";
 
 /** What a value must satisfy, in words (for ConfigError) and as a predicate. */
 interface Check {
@@ -80,6 +80,19 @@ const redisUrl: Check = {
   test: (v) => typeof v === "string" && /^rediss?:\/\//u.test(v) && URL.canParse(v),
 };
 
+// IPv6 in brackets ([::1]:26379), a name or an IPv4 address, then a port.
+const HOST_PORT = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/iu;
+
+const hostPorts: Check = {
+  expected: 'a list of "host:port" strings',
+  test: (v) =>
+    Array.isArray(v) &&
+    v.every((item) => {
+      const port = typeof item === "string" ? HOST_PORT.exec(item)?.[2] : undefined;
+      return port !== undefined && Number(port) >= 1 && Number(port) <= 65535;
+    }),
+};
+
 const boolean: Check = { expected: "true or false", test: (v) => typeof v === "boolean" };
 const list: Check = { expected: "a list of groups", test: (v) => Array.isArray(v) };
 
@@ -107,6 +120,8 @@ export const janitorSchema = {
     url: leaf("redis://127.0.0.1:6379", "Redis URL; rediss:// for TLS", redisUrl, {
       env: "STREAM_JANITOR_REDIS_URL",
     }),
+    mode: leaf("standalone", "standalone, sentinel or cluster", oneOf(REDIS_MODES)),
+    nodes: leaf<string[]>([], "sentinel: the Sentinels; cluster: more seed nodes", hostPorts),
     password: leaf("", "Redis password; prefer passwordFile", anyString, {
       env: "STREAM_JANITOR_REDIS_PASSWORD",
       sensitive: true,

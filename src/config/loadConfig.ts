@@ -14,6 +14,7 @@ import {
   type SectionSpec,
 } from "./configSchema.js";
 import type { GroupConfig, JanitorConfig } from "./types.js";
+import { checkClusterSlots } from "../sweep/slotRule.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */
@@ -37,6 +38,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
   const merged = mergeWithConvict(sections, env);
   const config: JanitorConfig = { ...merged, groups };
   checkCrossKeyRules(config);
+  // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
+  if (config.redis.mode === "cluster") checkClusterSlots(config.groups);
   if (config.redis.passwordFile !== "") {
     config.redis.password = await readPasswordFile(config.redis.passwordFile);
   }

@@ -22,8 +22,20 @@ export interface GroupConfig {
   deadLetterMaxLen: number;
 }
 
+export type RedisMode = "standalone" | "sentinel" | "cluster";
+
+export const REDIS_MODES: readonly RedisMode[] = ["standalone", "sentinel", "cluster"];
+
 export interface JanitorConfig {
-  redis: { url: string; password: string; passwordFile: string };
+  redis: {
+    url: string;
+    password: string;
+    passwordFile: string;
+    /** Absent: standalone. */
+    mode?: RedisMode;
+    /** Sentinel: the Sentinels; cluster: more seed nodes ("host:port"). */
+    nodes?: string[];
+  };
   http: { host: string; port: number };
   log: { level: string };
   lease: { key: string; ttlMs: number; renewDeadlineMs: number; retryPeriodMs: number };

@@ -1,12 +1,11 @@
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import type { JanitorConfig } from "../config/types.js";
 import { startHttpServer } from "../http/createHttpServer.js";
 import { Lease } from "../lease/Lease.js";
 import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
-import { createRedisClient } from "../redis/createRedisClient.js";
-import { registerScripts } from "../redis/scriptedRedis.js";
+import { connectRedis, isCluster } from "../redis/connectRedis.js";
+import { registerScripts, type RedisClient } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { keysOutsideSourceSlot, resolveGroup } from "../sweep/resolveGroup.js";
 import { createScrapeRefresher } from "../metrics/createScrapeRefresher.js";
@@ -46,9 +45,8 @@ export async function startDaemon(
   try {
     const registry = new Registry();
     const metrics = createJanitorMetrics(registry, version);
-    const connection = (name: string, commandTimeoutMs: number, failFast = false): Redis => {
-      const client = createRedisClient({
-        ...config.redis,
+    const connection = (name: string, commandTimeoutMs: number, failFast = false): RedisClient => {
+      const client = connectRedis(config.redis, {
         connectionName: `stream-janitor:${name}`,
         commandTimeoutMs,
         logger,
@@ -63,7 +61,8 @@ export async function startDaemon(
     const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
 
     const groups = config.groups.map(resolveGroup);
-    for (const group of groups) {
+    // On Cluster the configuration was refused already (slotRule); elsewhere it is only a warning.
+    for (const group of isCluster(config.redis) ? [] : groups) {
       const outside = keysOutsideSourceSlot(group);
       if (outside.length > 0) {
         logger.warn(
@@ -102,7 +101,12 @@ export async function startDaemon(
           logger.error({ stream: group.stream, group: group.group }, refusal);
       }
       if (bootController.signal.aborted) return;
-      const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
+      const lease = new Lease({
+        redis: leaseRedis,
+        ...config.lease,
+        logger,
+        fencePerSlot: isCluster(config.redis),
+      });
       const supervisor = new Supervisor({
         groups,
         redis: sweepRedis,

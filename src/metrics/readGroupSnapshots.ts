@@ -1,9 +1,10 @@
+import { Cluster } from "ioredis";
 import type { RedisClient } from "../redis/scriptedRedis.js";
+import { runReadPipeline } from "./runReadPipeline.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import {
   RedisUnavailableError,
   replyValue,
-  runPipeline,
   type Command,
   type PipelineReply,
 } from "./runPipeline.js";
@@ -69,10 +70,12 @@ class Batch {
   }
 
   async run(redis: RedisClient, deadline: number): Promise<void> {
-    this.replies = await runPipeline(redis, this.commands, deadline - performance.now());
+    this.replies = await runReadPipeline(redis, this.commands, deadline - performance.now());
     // A connection that dies halfway fails the commands it still owed with non-Redis errors.
+    // On Cluster those are the commands of one node: only the groups it serves lose their samples.
     const broken = this.replies.find((reply) => reply.error && !isReplyError(reply.error));
-    if (broken?.error) throw new RedisUnavailableError(broken.error.message);
+    if (broken?.error && !(redis instanceof Cluster))
+      throw new RedisUnavailableError(broken.error.message);
   }
 
   reply(index: number): PipelineReply {
@@ -123,7 +126,9 @@ export async function readGroupSnapshots(
       oldest: first.add("XPENDING", stream, group.group, "-", "+", 1),
     };
   });
-  await first.run(redis, deadline);
+  // On Cluster a silent node makes the first pass wait until its deadline; the other nodes'
+  // second pass must still fit, so the first pass gets half of the budget there.
+  await first.run(redis, redis instanceof Cluster ? deadline - timeoutMs / 2 : deadline);
   const nowMs = parseRedisTime(replyValue(first.reply(time)));
 
   const second = new Batch();
