@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { clusterScenario } from "./cluster.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -24,8 +25,8 @@ const SCENARIOS: Record<string, Scenario> = {
   "4": observabilityScenario,
   "5": leaseScenario,
 };
-/** Run only on request (`--only=p`): where the time of one script call goes. */
-const OPTIONAL: Record<string, Scenario> = { p: profileScenario };
+/** Run only on request: `--only=p` where the time of one script call goes, `--only=c` Redis Cluster. */
+const OPTIONAL: Record<string, Scenario> = { p: profileScenario, c: clusterScenario };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5 or p`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5, p or c`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;
