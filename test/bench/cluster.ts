@@ -134,7 +134,7 @@ async function throughput(
     const redis = janitor(settings, "sweep");
     await redis.ping();
     started = performance.now();
-    let claimed = 0;
+    let claimed: number;
     if (concurrent) {
       // One sweep per master at a time: streams [i] and [i + 3] live on master i.
       const perMaster = [0, 1, 2].map((i) =>
