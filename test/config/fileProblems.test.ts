@@ -21,7 +21,13 @@ describe("loadConfig: password files and configuration files", () => {
         JSON.stringify({ redis: { password: "ignored", passwordFile } }),
       );
       const config = await loadConfig({ configPath, env: {} });
-      expect(config.redis).toEqual({ url: DEFAULT_URL, password: "s3cret", passwordFile });
+      expect(config.redis).toEqual({
+        url: DEFAULT_URL,
+        password: "s3cret",
+        passwordFile,
+        mode: "standalone",
+        nodes: [],
+      });
     });
 
     it("strips a CRLF, and only one newline", async () => {

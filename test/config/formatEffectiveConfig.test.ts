@@ -19,6 +19,8 @@ describe("formatEffectiveConfig", () => {
       url: "rediss://janitor:***@redis.internal:6380/0",
       password: "***",
       passwordFile: "",
+      mode: "standalone",
+      nodes: [],
     });
     expect({ ...shown, redis: config.redis }).toEqual(config);
     expect(config.redis.password).toBe("topsecret");

@@ -4,7 +4,13 @@ import type { JanitorConfig } from "../../src/config/types.js";
 import { makeTempDir, type TempDir } from "./configFiles.js";
 
 const DEFAULTS: JanitorConfig = {
-  redis: { url: "redis://127.0.0.1:6379", password: "", passwordFile: "" },
+  redis: {
+    url: "redis://127.0.0.1:6379",
+    password: "",
+    passwordFile: "",
+    mode: "standalone",
+    nodes: [],
+  },
   http: { host: "0.0.0.0", port: 9478 },
   log: { level: "info" },
   lease: { key: "stream-janitor:lease", ttlMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 },
@@ -77,7 +83,13 @@ describe("loadConfig", () => {
     const configPath = await dir.write("contract.yaml", CONTRACT_YAML);
     const config = await loadConfig({ configPath, env: {} });
     expect(config).toEqual({
-      redis: { url: "rediss://redis.internal:6380", password: "", passwordFile: "" },
+      redis: {
+        url: "rediss://redis.internal:6380",
+        password: "",
+        passwordFile: "",
+        mode: "standalone",
+        nodes: [],
+      },
       http: { host: "127.0.0.1", port: 9100 },
       log: { level: "debug" },
       lease: { key: "janitor:lease", ttlMs: 9000, renewDeadlineMs: 6000, retryPeriodMs: 1000 },
@@ -139,6 +151,8 @@ describe("loadConfig", () => {
       url: "redis://other:6379",
       password: "from-env",
       passwordFile: "",
+      mode: "standalone",
+      nodes: [],
     });
     expect(config.http).toEqual({ host: "::", port: 4321 });
     expect(config.log.level).toBe("error");

@@ -35,7 +35,7 @@ describe("configuration validation", () => {
       await expectConfigError(load({ redis: { host: "localhost" } }), {
         key: "redis.host",
         value: "localhost",
-        expected: "a known redis key: one of url, password, passwordFile",
+        expected: "a known redis key: one of url, mode, nodes, password, passwordFile",
       });
     });
 
@@ -53,7 +53,7 @@ describe("configuration validation", () => {
       const error = await expectConfigError(load({ redis: { pasword: "hunter2" } }), {
         key: "redis.pasword",
         value: "***",
-        expected: "a known redis key: one of url, password, passwordFile",
+        expected: "a known redis key: one of url, mode, nodes, password, passwordFile",
       });
       expect(error.message).not.toContain("hunter2");
     });
