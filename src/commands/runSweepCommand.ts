@@ -16,9 +16,15 @@ function describeGroup(summary: GroupSummary): string {
   const name = `${summary.stream}/${summary.group}`;
   if ("error" in summary) return `${name}: error: ${summary.error}`;
   const { claimed, requeued, reassigned, deadLettered, ghosts, complete } = summary;
+  const partial =
+    summary.interrupted === true
+      ? " (interrupted by a stop)"
+      : complete
+        ? ""
+        : " (budget reached before the end of the PEL)";
   return (
     `${name}: claimed ${claimed}, requeued ${requeued}, reassigned ${reassigned}, ` +
-    `dead-lettered ${deadLettered}, ghosts ${ghosts}${complete ? "" : " (budget reached before the end of the PEL)"}`
+    `dead-lettered ${deadLettered}, ghosts ${ghosts}${partial}`
   );
 }
 
@@ -71,6 +77,7 @@ export async function runSweepCommand(
     const summary = { groups: results.map(toSummary) };
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else for (const group of summary.groups) process.stdout.write(`${describeGroup(group)}\n`);
+    // Interrupted groups carry no error: stopping is not failing.
     return results.some((result) => result.error !== undefined) ? EXIT.failure : EXIT.ok;
   } catch (error) {
     process.stderr.write(

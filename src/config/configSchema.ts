@@ -150,8 +150,18 @@ export const janitorSchema = {
   },
   sweep: {
     intervalMs: leaf(30000, "time between sweeps", duration),
-    batchSize: leaf(100, "XAUTOCLAIM COUNT per call", integer(1, 10000)),
+    batchSize: leaf(1000, "at most this many entries claimed per script call", integer(1, 10000)),
+    maxScriptMs: leaf(
+      2,
+      "time budget of one script call; pages adapt to stay under it",
+      integer(1, 60000),
+    ),
     maxEntriesPerGroup: leaf(100000, "claim budget per group and sweep", integer(1)),
+    consumerName: leaf(
+      "stream-janitor",
+      "the janitor's own consumer inside each group",
+      nonEmptyString,
+    ),
   },
   // Beyond the contract: how the gauges are collected.
   metrics: {

@@ -39,7 +39,16 @@ export interface JanitorConfig {
   http: { host: string; port: number };
   log: { level: string };
   lease: { key: string; ttlMs: number; renewDeadlineMs: number; retryPeriodMs: number };
-  sweep: { intervalMs: number; batchSize: number; maxEntriesPerGroup: number };
+  sweep: {
+    intervalMs: number;
+    /** At most this many entries claimed by one script call. */
+    batchSize: number;
+    /** Time budget of one script call; pages adapt to stay under it. */
+    maxScriptMs: number;
+    maxEntriesPerGroup: number;
+    /** The janitor's own consumer inside each group. */
+    consumerName: string;
+  };
   /** Extensions beyond contract section 3: how the gauges are collected. */
   metrics: {
     /** Per-consumer series (off by default: consumer names are unbounded). */

@@ -14,7 +14,9 @@ export interface SupervisorOptions {
   metrics: JanitorMetrics;
   intervalMs: number;
   batchSize: number;
+  maxScriptMs: number;
   maxEntriesPerGroup: number;
+  consumerName: string;
   /** The current leadership term, or undefined on a standby. */
   currentTerm: () => LeaderTerm | undefined;
   random?: () => number;
@@ -104,7 +106,9 @@ export class Supervisor {
         redis: options.redis,
         logger: options.logger,
         batchSize: options.batchSize,
+        maxScriptMs: options.maxScriptMs,
         maxEntriesPerGroup: options.maxEntriesPerGroup,
+        consumerName: options.consumerName,
         cursors: this.cursors,
         // Always the term's fence, even after it ended: a late page is then refused by Redis.
         fence: () => term.fence,

@@ -28,7 +28,13 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
     http: { host: "127.0.0.1", port: httpPort },
     log: { level: "info" },
     lease: { key: DEMO_LEASE_KEY, ttlMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
-    sweep: { intervalMs: 1000, batchSize: 100, maxEntriesPerGroup: 100000 },
+    sweep: {
+      intervalMs: 1000,
+      batchSize: 1000,
+      maxScriptMs: 2,
+      maxEntriesPerGroup: 100000,
+      consumerName: "stream-janitor",
+    },
     metrics: {
       perConsumer: true,
       maxConsumersPerGroup: 20,

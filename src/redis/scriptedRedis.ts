@@ -11,7 +11,7 @@ const SCRIPTS = {
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
-type ScriptArg = string | number | Buffer;
+export type ScriptArg = string | number | Buffer;
 
 /** Scripts take their key count first, because the fence key is optional. */
 export type ScriptCommands = Record<

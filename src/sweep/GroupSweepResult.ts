@@ -17,11 +17,22 @@ export interface GroupSweepResult {
   ghostIds: string[];
   /** Entries too wide to copy in one script call, left pending untouched. */
   oversizedIds: string[];
+  /** Entries whose `x-delivery-count` was not a canonical integer (counted as 0). */
+  invalidDeliveryCounts: number;
+  /** The first of their ids, bounded (see MAX_REPORTED_IDS). */
+  invalidDeliveryCountIds: string[];
   /** PEL entries looked at. */
   examined: number;
+  /** Script calls. */
   pages: number;
+  /** XPENDING windows read by those calls. */
+  windows: number;
+  /** The longest script call, as timed by the script itself. */
+  longestCallMs: number;
   /** False when the budget or a stop request ended the scan before the cursor wrapped. */
   complete: boolean;
+  /** A graceful stop ended (or skipped) this group's sweep: not a failure. */
+  interrupted: boolean;
   durationMs: number;
   /** Set when the group could not be swept (or not to the end); the counts say what was done. */
   error?: string;
@@ -29,7 +40,15 @@ export interface GroupSweepResult {
 }
 
 export type SweepErrorKind =
-  "fenced" | "missing-stream" | "missing-group" | "wrong-type" | "refused" | "redis" | "script";
+  | "fenced"
+  | "missing-stream"
+  | "missing-group"
+  | "wrong-type"
+  | "ids-exhausted"
+  | "consumer-collision"
+  | "refused"
+  | "redis"
+  | "script";
 
 export const MAX_REPORTED_IDS = 20;
 
@@ -47,9 +66,14 @@ export function emptyResult(stream: string, group: string): GroupSweepResult {
     ghosts: 0,
     ghostIds: [],
     oversizedIds: [],
+    invalidDeliveryCounts: 0,
+    invalidDeliveryCountIds: [],
     examined: 0,
     pages: 0,
+    windows: 0,
+    longestCallMs: 0,
     complete: false,
+    interrupted: false,
     durationMs: 0,
   };
 }
@@ -65,6 +89,8 @@ export type GroupSummary =
       deadLettered: number;
       ghosts: number;
       complete: boolean;
+      /** Present (true) when a graceful stop ended the sweep of this group early. */
+      interrupted?: true;
     }
   | { stream: string; group: string; error: string };
 
@@ -80,5 +106,6 @@ export function toSummary(result: GroupSweepResult): GroupSummary {
     deadLettered: result.deadLettered,
     ghosts: result.ghosts,
     complete: result.complete,
+    ...(result.interrupted ? { interrupted: true as const } : {}),
   };
 }

@@ -1,10 +1,16 @@
 import type { GroupConfig } from "../config/types.js";
-import { hashTag, keySlot } from "../redis/keySlot.js";
+import { hashTag, keySlot, sameSlotKey } from "../redis/keySlot.js";
 
 /** A configured group with its target keys worked out. */
 export interface ResolvedGroup extends GroupConfig {
   requeueStream: string;
   deadLetterStream: string;
+  /**
+   * Hash in the source's hash slot where the sweep script records when it last XCLAIMed an entry
+   * to each consumer, so that reassign never mistakes the janitor's own claims for a consumer's
+   * activity (Redis 7.0 resets a consumer's idle time on XCLAIM). Expires on its own.
+   */
+  touchesKey: string;
   /** For logs and maps: `stream/group`. */
   id: string;
 }
@@ -15,11 +21,16 @@ export interface ResolvedGroup extends GroupConfig {
  * that has a tag already keeps it (`{tenant}.orders` gives `{tenant}.orders:dead`).
  */
 export function defaultDeadLetterStream(stream: string): string {
-  if (hashTag(stream) !== undefined) return `${stream}:dead`;
-  const candidate = `{${stream}}:dead`;
+  return keyInSourceSlot(stream, "dead");
+}
+
+/** `<stream>:<suffix>`, with the stream as hash tag when it has none of its own. */
+function keyInSourceSlot(stream: string, suffix: string): string {
+  if (hashTag(stream) !== undefined) return `${stream}:${suffix}`;
+  const candidate = `{${stream}}:${suffix}`;
   // A name with a stray `}` but no tag (`a}b`) cannot be given a tag that hashes like it; such a
   // group is reported by keysOutsideSourceSlot and needs an explicit deadLetterStream on Cluster.
-  return keySlot(candidate) === keySlot(stream) ? candidate : `${stream}:dead`;
+  return keySlot(candidate) === keySlot(stream) ? candidate : `${stream}:${suffix}`;
 }
 
 export function resolveGroup(group: GroupConfig): ResolvedGroup {
@@ -30,6 +41,8 @@ export function resolveGroup(group: GroupConfig): ResolvedGroup {
       group.deadLetterStream === ""
         ? defaultDeadLetterStream(group.stream)
         : group.deadLetterStream,
+    // Internal, so its name may be anything: sameSlotKey keeps it in the slot whatever the name.
+    touchesKey: sameSlotKey(group.stream, `janitor-touches:${group.group}`),
     id: `${group.stream}/${group.group}`,
   };
 }
@@ -37,5 +50,7 @@ export function resolveGroup(group: GroupConfig): ResolvedGroup {
 /** Keys one script touches for this group that would not share a slot on Redis Cluster. */
 export function keysOutsideSourceSlot(group: ResolvedGroup): string[] {
   const slot = keySlot(group.stream);
-  return [group.requeueStream, group.deadLetterStream].filter((key) => keySlot(key) !== slot);
+  return [group.requeueStream, group.deadLetterStream, group.touchesKey].filter(
+    (key) => keySlot(key) !== slot,
+  );
 }

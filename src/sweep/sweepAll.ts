@@ -5,7 +5,7 @@ import { sweepOnce, type SweepContext } from "./sweepOnce.js";
 /**
  * Sweeps the groups one after another. A failing group is reported and the next one is swept;
  * only a fenced script (the lease has moved) ends the pass, since every later script would be
- * refused too.
+ * refused too. Groups not reached because of a stop request are reported as interrupted.
  */
 export async function sweepAll(
   groups: readonly ResolvedGroup[],
@@ -13,21 +13,22 @@ export async function sweepAll(
   signal: AbortSignal,
 ): Promise<GroupSweepResult[]> {
   const results: GroupSweepResult[] = [];
-  let stopReason: string | undefined;
+  let fenced = false;
   for (const group of groups) {
-    if (stopReason === undefined && signal.aborted) stopReason = "not swept: the sweep was stopped";
-    if (stopReason !== undefined) {
+    if (fenced) {
       results.push({
         ...emptyResult(group.stream, group.group),
-        error: stopReason,
+        error: "not swept: the lease is held by another process",
         errorKind: "fenced",
       });
-      continue;
+    } else if (signal.aborted) {
+      // A graceful stop is not a failure: the group is swept again by the next leader.
+      results.push({ ...emptyResult(group.stream, group.group), interrupted: true });
+    } else {
+      const result = await sweepOnce(group, context, signal);
+      results.push(result);
+      fenced = result.errorKind === "fenced";
     }
-    const result = await sweepOnce(group, context, signal);
-    results.push(result);
-    if (result.errorKind === "fenced")
-      stopReason = "not swept: the lease is held by another process";
   }
   return results;
 }

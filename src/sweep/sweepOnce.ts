@@ -1,21 +1,23 @@
 import type { Logger } from "pino";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "./checkRequeueTarget.js";
-import { classifySweepError } from "./classifySweepError.js";
-import { findReassignCandidates } from "./findReassignCandidates.js";
 import { emptyResult, MAX_REPORTED_IDS, type GroupSweepResult } from "./GroupSweepResult.js";
+import { PageSizer } from "./PageSizer.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
 import type { Fence } from "../lease/types.js";
-import { runSweepPage, type PageResult } from "./runSweepPage.js";
-
-/** The janitor's consumer name inside each group; it owns entries only inside one script call. */
-export const JANITOR_CONSUMER = "stream-janitor";
+import { classifySweepError } from "./sweepErrors.js";
+import { runSweepPage, type PageResult } from "./sweepPageScript.js";
 
 export interface SweepContext {
   redis: ScriptedRedis;
   logger: Logger;
+  /** At most this many entries claimed by one script call. */
   batchSize: number;
+  /** The time budget of one script call; calls are sized to stay under it. */
+  maxScriptMs: number;
   maxEntriesPerGroup: number;
+  /** The janitor's consumer inside each group; it owns entries only inside one script call. */
+  consumerName: string;
   /** Where each group's scan stopped when the budget ran out; the next sweep resumes there. */
   cursors: Map<string, string>;
   /** The lease to check inside every mutating script; undefined runs unfenced. */
@@ -24,8 +26,14 @@ export interface SweepContext {
   now: () => number;
 }
 
+function pushBounded(into: string[], ids: readonly string[]): void {
+  for (const id of ids) if (into.length < MAX_REPORTED_IDS) into.push(id);
+}
+
 function addPage(result: GroupSweepResult, page: PageResult): void {
   result.pages += 1;
+  result.windows += page.windows;
+  result.longestCallMs = Math.max(result.longestCallMs, page.durationMs);
   result.examined += page.examined;
   result.claimed += page.claimed;
   result.requeued += page.requeued;
@@ -35,10 +43,10 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   result.deadLettered += page.deadLetteredMaxDeliveries + page.deadLetteredAction;
   result.leftPending += page.leftPending;
   result.ghosts += page.ghostIds.length;
-  for (const id of page.ghostIds)
-    if (result.ghostIds.length < MAX_REPORTED_IDS) result.ghostIds.push(id);
-  for (const id of page.oversizedIds)
-    if (result.oversizedIds.length < MAX_REPORTED_IDS) result.oversizedIds.push(id);
+  pushBounded(result.ghostIds, page.ghostIds);
+  pushBounded(result.oversizedIds, page.oversizedIds);
+  result.invalidDeliveryCounts += page.invalidCounts;
+  pushBounded(result.invalidDeliveryCountIds, page.invalidCountIds);
 }
 
 function report(result: GroupSweepResult, logger: Logger): void {
@@ -58,6 +66,16 @@ function report(result: GroupSweepResult, logger: Logger): void {
       "reassign found no live consumer; entries left pending",
     );
   }
+  if (result.invalidDeliveryCounts > 0) {
+    logger.warn(
+      {
+        count: result.invalidDeliveryCounts,
+        ids: result.invalidDeliveryCountIds,
+        idsTruncated: result.invalidDeliveryCounts > result.invalidDeliveryCountIds.length,
+      },
+      "x-delivery-count is not a canonical non-negative integer; counted as 0",
+    );
+  }
   if (result.oversizedIds.length > 0) {
     logger.error(
       { ids: result.oversizedIds },
@@ -66,6 +84,7 @@ function report(result: GroupSweepResult, logger: Logger): void {
   }
   const { claimed, requeued, reassigned, deadLettered, examined, pages, complete, durationMs } =
     result;
+  const { interrupted, windows, longestCallMs } = result;
   if (result.error !== undefined) {
     logger.error(
       { errorKind: result.errorKind, error: result.error, claimed, examined },
@@ -74,8 +93,20 @@ function report(result: GroupSweepResult, logger: Logger): void {
   } else {
     const level = claimed > 0 ? "info" : "debug";
     logger[level](
-      { claimed, requeued, reassigned, deadLettered, examined, pages, complete, durationMs },
-      "group swept",
+      {
+        claimed,
+        requeued,
+        reassigned,
+        deadLettered,
+        examined,
+        pages,
+        windows,
+        longestCallMs,
+        complete,
+        interrupted,
+        durationMs,
+      },
+      interrupted ? "group sweep interrupted by a stop" : "group swept",
     );
   }
 }
@@ -104,34 +135,33 @@ export async function sweepOnce(
       result.errorKind = "refused";
       return result;
     }
-    const candidates =
-      group.action === "reassign"
-        ? await findReassignCandidates(
-            context.redis,
-            group.stream,
-            group.group,
-            group.minIdleMs,
-            JANITOR_CONSUMER,
-          )
-        : [];
+    const sizer = new PageSizer(context.batchSize, context.maxScriptMs);
     let cursor = context.cursors.get(group.id) ?? "0-0";
+    let rotation = 0;
     while (!signal.aborted) {
+      const maxClaimed = sizer.maxClaimed;
       const page = await runSweepPage(context.redis, {
         group,
-        janitorConsumer: JANITOR_CONSUMER,
+        janitorConsumer: context.consumerName,
         cursor,
-        pageSize: Math.min(context.batchSize, context.maxEntriesPerGroup - result.examined),
-        reassignCandidates: candidates,
+        maxClaimed,
+        maxExamined: context.maxEntriesPerGroup - result.examined,
+        budgetMs: context.maxScriptMs,
+        rotation,
         fence: context.fence(),
       });
       addPage(result, page);
+      sizer.record({ durationMs: page.durationMs, claimed: page.claimed, maxClaimed });
+      rotation += page.handedOff;
       cursor = page.nextCursor;
+      if (page.error !== undefined) throw new Error(page.error);
       if (cursor === "0-0") {
         result.complete = true;
         break;
       }
       if (result.examined >= context.maxEntriesPerGroup) break;
     }
+    result.interrupted = signal.aborted && !result.complete;
     context.cursors.set(group.id, cursor);
   } catch (error) {
     const { kind, message } = classifySweepError(error);

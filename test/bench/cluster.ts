@@ -69,6 +69,8 @@ async function sweepGroups(
         redis,
         logger: silent,
         batchSize,
+        maxScriptMs: 2,
+        consumerName: "stream-janitor",
         maxEntriesPerGroup: Number.MAX_SAFE_INTEGER,
         cursors: new Map(),
         fence: () => fence,

@@ -4,10 +4,12 @@ import { registerScripts, type ScriptedRedis } from "../../src/redis/scriptedRed
 import type { GroupSweepResult } from "../../src/sweep/GroupSweepResult.js";
 import { resolveGroup, type ResolvedGroup } from "../../src/sweep/resolveGroup.js";
 import type { Fence } from "../../src/lease/types.js";
-import { JANITOR_CONSUMER, sweepOnce } from "../../src/sweep/sweepOnce.js";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { SweepPath } from "./naiveLoop.js";
 
-export { JANITOR_CONSUMER };
+export const JANITOR_CONSUMER = "stream-janitor";
+/** The configuration defaults (contract section 3). */
+export const DEFAULT_SWEEP = { batchSize: 1000, maxScriptMs: 2 };
 export const LEASE_KEY = "stream-janitor:lease";
 export const BENCH_FENCE: Fence = { key: LEASE_KEY, value: "bench-host/1/0123456789abcdef" };
 
@@ -39,20 +41,22 @@ export async function janitorConnection(url: string): Promise<ScriptedRedis> {
 }
 
 /**
- * One full sweep of one group through the production code path (sweepOnce: one sweepPage script
- * call per page, fenced by the lease key, which the caller must have set to BENCH_FENCE.value).
+ * One full sweep of one group through the production code path (sweepOnce: adaptive calls of the
+ * production sweepPage script, fenced by the lease key, which the caller must have set to
+ * BENCH_FENCE.value). Settings default to the configuration's defaults.
  */
 export async function janitorSweep(
   redis: ScriptedRedis,
   group: ResolvedGroup,
-  batchSize: number,
+  settings: { batchSize: number; maxScriptMs: number } = DEFAULT_SWEEP,
 ): Promise<GroupSweepResult> {
   const result = await sweepOnce(
     group,
     {
       redis,
       logger: pino({ level: "silent" }),
-      batchSize,
+      ...settings,
+      consumerName: JANITOR_CONSUMER,
       maxEntriesPerGroup: Number.MAX_SAFE_INTEGER,
       cursors: new Map(),
       fence: () => BENCH_FENCE,

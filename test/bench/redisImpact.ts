@@ -27,7 +27,7 @@ const LIMIT_US = 5000;
  */
 const THRESHOLD_US = 100;
 
-type Approach = "janitor b100" | "janitor b1000" | "naive XAUTOCLAIM 1000";
+type Approach = "janitor (defaults)" | "naive XAUTOCLAIM 1000";
 
 interface Config {
   size: number;
@@ -76,7 +76,7 @@ async function sweepWithSlowlog(
   await admin.config("SET", "slowlog-log-slower-than", String(config.thresholdUs));
   await resetStats(admin);
   if (janitor !== undefined) {
-    await janitorSweep(janitor, group, config.approach === "janitor b100" ? 100 : 1000);
+    await janitorSweep(janitor, group);
     janitor.disconnect();
   } else if (naive !== undefined) {
     await naiveSweep(naive, {
@@ -119,11 +119,8 @@ async function measure(server: RedisServer, admin: Redis, config: Config): Promi
   for (let rep = 0; rep < config.reps; rep += 1) {
     const { entries, avgUs, mainCalls } = await sweepWithSlowlog(server, admin, config);
     const main = entries.filter((entry) => !entry.inner && mainCommands.includes(entry.command));
-    if (main.length !== mainCalls) {
-      throw new Error(
-        `slowlog holds ${main.length} ${mainCommands.join("/")} calls, commandstats ${mainCalls}: threshold too high or log too short`,
-      );
-    }
+    // Calls under the threshold are not logged: they cannot be the longest.
+    if (main.length > mainCalls) throw new Error("slowlog holds more calls than commandstats");
     perRep.push(main.map((entry) => entry.durationUs));
     all.push(...entries);
     averages.push(avgUs);
@@ -153,7 +150,7 @@ async function measure(server: RedisServer, admin: Redis, config: Config): Promi
 }
 
 export async function redisImpactScenario(options: BenchOptions): Promise<ScenarioResult> {
-  const sizes = options.quick ? [20_000] : [100_000, 1_000_000];
+  const sizes = options.quick ? [20_000] : [200_000];
   const reps = options.quick ? 2 : 3;
   const server = await startRedis(["--slowlog-max-len", "1000000"]);
   const admin = server.client();
@@ -163,31 +160,15 @@ export async function redisImpactScenario(options: BenchOptions): Promise<Scenar
     for (const size of sizes) {
       await admin.call("UNLINK", TEMPLATE);
       await seedStuckPel(admin, TEMPLATE, GROUP, size);
-      const configs: Config[] =
-        size > 100_000
-          ? [
-              {
-                size,
-                path: "requeue",
-                approach: "janitor b100",
-                thresholdUs: THRESHOLD_US,
-                reps: 2,
-              },
-            ]
-          : (["requeue", "dead-letter"] as const).flatMap((path) =>
-              (["janitor b100", "janitor b1000", "naive XAUTOCLAIM 1000"] as const).map(
-                (approach): Config => ({ size, path, approach, thresholdUs: THRESHOLD_US, reps }),
-              ),
-            );
-      if (size <= 100_000) {
-        configs.splice(1, 0, {
+      const configs: Config[] = (["requeue", "dead-letter"] as const).flatMap((path) =>
+        (["janitor (defaults)", "naive XAUTOCLAIM 1000"] as const).map((approach): Config => ({
           size,
-          path: "requeue",
-          approach: "janitor b100",
-          thresholdUs: 0,
-          reps: 1,
-        });
-      }
+          path,
+          approach,
+          thresholdUs: THRESHOLD_US,
+          reps,
+        })),
+      );
       for (const config of configs) {
         const before = loadavg()[0] ?? 0;
         const run = await measure(server, admin, config);
@@ -241,14 +222,15 @@ export async function redisImpactScenario(options: BenchOptions): Promise<Scenar
     notes: [
       "Durations from SLOWLOG (Redis' wall clock per command). avg µs: commandstats for EVAL + EVALSHA (janitor; ioredis 6 sends the whole script with EVAL as the first call on each connection) or XAUTOCLAIM (naive).",
       "p50/p99/longest/> 5 ms: per call, the minimum over the repetitions (each starts from the same PEL, so call k covers the same entries): what the call itself costs, without time Redis spent descheduled by other processes on the machine. 'worst seen' is the raw maximum.",
-      `slowlog ${THRESHOLD_US} µs logs every script call but not the cheap inner XADD/XACK; the 0 µs row shows how much logging every inner command inflates the script calls.`,
+      `slowlog ${THRESHOLD_US} µs: calls shorter than that are not logged (they cannot be the longest); inner commands that short are not logged either, so logging does not lengthen the calls it measures.`,
+      "Janitor calls adapt their size, so call k is not exactly the same work in every repetition: the per-call minimum over repetitions is approximate for it.",
       "Naive: the longest of its XAUTOCLAIM / XADD / XACK calls; its pipeline sends 2,000 commands per page, each short.",
     ],
   };
   const targets: TargetCheck[] = runs
-    .filter((run) => run.approach === "janitor b100" && run.thresholdUs === THRESHOLD_US)
+    .filter((run) => run.approach === "janitor (defaults)")
     .map((run) => ({
-      scenario: `2 ${run.path} ${run.size.toLocaleString("en-US")} janitor b100 (default)`,
+      scenario: `2 ${run.path} ${run.size.toLocaleString("en-US")} janitor (defaults)`,
       target: "no call over 5 ms",
       measured: `longest ${fmt(run.robustMaxUs / 1000, 2)} ms (worst seen ${fmt(run.worst.durationUs / 1000, 2)} ms)`,
       met: run.robustMaxUs <= LIMIT_US,

@@ -12,7 +12,7 @@ import { clusterScenario } from "./cluster.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
-import { profileScenario } from "./profileScript.js";
+import { sparseScenario } from "./sparse.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
@@ -24,9 +24,10 @@ const SCENARIOS: Record<string, Scenario> = {
   "3": memoryScenario,
   "4": observabilityScenario,
   "5": leaseScenario,
+  "6": sparseScenario,
 };
-/** Run only on request: `--only=p` where the time of one script call goes, `--only=c` Redis Cluster. */
-const OPTIONAL: Record<string, Scenario> = { p: profileScenario, c: clusterScenario };
+/** Scenarios run only on request: `--only=c` Redis Cluster. */
+const OPTIONAL: Record<string, Scenario> = { c: clusterScenario };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-5, p or c`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-6 or c`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { startRedis } from "../support/redisServer.js";
 import { BENCH_FENCE, benchGroup, janitorConnection, janitorSweep } from "./janitorSweep.js";
 import { naiveSweep, type SweepPath } from "./naiveLoop.js";
+import { referenceSweep } from "./referenceScript.js";
 import {
   readCommandStats,
   readRedisCpuSeconds,
@@ -18,12 +19,11 @@ const TEMPLATE = "template";
 const STREAM = "orders";
 const GROUP = "billing";
 const PATHS: readonly SweepPath[] = ["requeue", "dead-letter"];
-const WARM_UP_SIZE = { full: 20_000, quick: 10_000 };
 
-type Approach = "janitor b100" | "janitor b1000" | "naive XAUTOCLAIM 1000 + pipeline";
+type Approach = "janitor (defaults)" | "reference script" | "naive XAUTOCLAIM 1000 + pipeline";
 const APPROACHES: readonly Approach[] = [
-  "janitor b100",
-  "janitor b1000",
+  "janitor (defaults)",
+  "reference script",
   "naive XAUTOCLAIM 1000 + pipeline",
 ];
 
@@ -35,15 +35,14 @@ export interface ThroughputRun {
   entries: number;
   seconds: number;
   entriesPerSecond: number;
+  calls: number;
+  /** Entries per call (the janitor's adaptive page; the reference uses the janitor's). */
+  pageSize: number;
+  longestCallMs?: number;
   server: ServerTime;
   serverUsecPerEntry: number;
-  /** Entries per second if only Redis' own time for these commands counted. */
-  serverLimit: number;
-  /** CPU of the bench process (the client side: ioredis, sweepOnce or the naive loop), µs/entry. */
   clientCpuUsecPerEntry: number;
-  /** CPU of the whole redis-server process (commands plus protocol and socket work), µs/entry. */
   redisCpuUsecPerEntry: number;
-  pages?: number;
 }
 
 async function runOnce(
@@ -52,22 +51,34 @@ async function runOnce(
   size: number,
   path: SweepPath,
   approach: Approach,
+  referencePageSize: number,
 ): Promise<Omit<ThroughputRun, "rep">> {
   const group = benchGroup(STREAM, GROUP, path);
   await copyStream(admin, TEMPLATE, STREAM);
   await admin.call("UNLINK", group.deadLetterStream);
-  const janitor = approach.startsWith("janitor") ? await janitorConnection(url) : undefined;
+  const janitor = approach === "janitor (defaults)" ? await janitorConnection(url) : undefined;
   await resetStats(admin);
   const redisCpuBefore = await readRedisCpuSeconds(admin);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let entries: number;
-  let pages: number | undefined;
+  let calls: number;
+  let longestCallMs: number | undefined;
   if (janitor !== undefined) {
-    const batch = approach === "janitor b100" ? 100 : 1000;
-    const result = await janitorSweep(janitor, group, batch);
+    const result = await janitorSweep(janitor, group);
     entries = result.claimed;
-    pages = result.pages;
+    calls = result.pages;
+    longestCallMs = result.longestCallMs;
+  } else if (approach === "reference script") {
+    ({ entries, calls } = await referenceSweep(admin, {
+      stream: STREAM,
+      group: GROUP,
+      target: path === "requeue" ? STREAM : group.deadLetterStream,
+      minIdleMs: group.minIdleMs,
+      path,
+      pageSize: referencePageSize,
+      deadLetterMaxLen: group.deadLetterMaxLen,
+    }));
   } else {
     entries = await naiveSweep(admin, {
       stream: STREAM,
@@ -78,17 +89,20 @@ async function runOnce(
       pageSize: 1000,
       deadLetterMaxLen: group.deadLetterMaxLen,
     });
+    calls = Math.ceil(entries / 1000);
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const redisCpu = (await readRedisCpuSeconds(admin)) - redisCpuBefore;
-  const server = serverTime(await readCommandStats(admin), janitor !== undefined);
+  const server = serverTime(
+    await readCommandStats(admin),
+    approach !== "naive XAUTOCLAIM 1000 + pipeline",
+  );
   janitor?.disconnect();
   const left = await pendingCount(admin, STREAM, GROUP);
   if (entries !== size || left !== 0) {
     throw new Error(`${approach} ${path} ${size}: moved ${entries}, ${left} still pending`);
   }
-  const serverSeconds = server.totalUsec / 1e6;
   return {
     size,
     path,
@@ -96,26 +110,14 @@ async function runOnce(
     entries,
     seconds,
     entriesPerSecond: entries / seconds,
+    calls,
+    pageSize: entries / calls,
+    ...(longestCallMs === undefined ? {} : { longestCallMs }),
     server,
     serverUsecPerEntry: server.totalUsec / entries,
-    serverLimit: entries / serverSeconds,
     clientCpuUsecPerEntry: (cpu.user + cpu.system) / entries,
     redisCpuUsecPerEntry: (redisCpu * 1e6) / entries,
-    ...(pages === undefined ? {} : { pages }),
   };
-}
-
-function rowsFor(runs: readonly ThroughputRun[]): ThroughputRun[] {
-  // With repetitions, the run of median throughput represents the cell.
-  const cells = new Map<string, ThroughputRun[]>();
-  for (const run of runs) {
-    const key = `${run.size}/${run.path}/${run.approach}`;
-    cells.set(key, [...(cells.get(key) ?? []), run]);
-  }
-  return [...cells.values()].map((reps) => {
-    const target = median(reps.map((run) => run.entriesPerSecond));
-    return reps.find((run) => run.entriesPerSecond === target) ?? (reps[0] as ThroughputRun);
-  });
 }
 
 function innerBreakdown(run: ThroughputRun): string {
@@ -124,54 +126,40 @@ function innerBreakdown(run: ThroughputRun): string {
   const parts = Object.entries(commands)
     .filter(([name]) => name !== "evalsha" && name !== "eval")
     .sort(([, a], [, b]) => b.usec - a.usec)
-    .slice(0, 6)
+    .slice(0, 7)
     .map(([name, stat]) => `${name} ${perEntry(stat.usec)}`);
   if (scriptUsec > 0) parts.push(`Lua itself ${perEntry(scriptUsec - innerUsec)}`);
   return parts.join(", ");
 }
 
-/** Small PELs take a fraction of a second, so they are repeated to average out other load. */
-function repetitions(size: number, quick: boolean): number {
-  if (size <= 10_000) return quick ? 3 : 5;
-  if (size <= 100_000) return quick ? 1 : 3;
-  return 1;
-}
-
 export async function throughputScenario(options: BenchOptions): Promise<ScenarioResult> {
-  const sizes = options.quick ? [10_000, 50_000] : [10_000, 100_000, 1_000_000];
+  const size = options.quick ? 20_000 : 200_000;
+  const reps = options.quick ? 2 : 3;
   const server = await startRedis();
   const admin = server.client();
   const runs: ThroughputRun[] = [];
-  const seeding: { size: number; seconds: number; copySeconds: number }[] = [];
   try {
     await admin.set(BENCH_FENCE.key, BENCH_FENCE.value);
-    // JIT warm-up of both client paths (ioredis reply parsing, sweepOnce), not recorded.
-    const warmUp = options.quick ? WARM_UP_SIZE.quick : WARM_UP_SIZE.full;
-    await seedStuckPel(admin, TEMPLATE, GROUP, warmUp);
-    for (let round = 0; round < (options.quick ? 1 : 2); round += 1) {
-      for (const path of PATHS) {
-        for (const approach of APPROACHES) {
-          await runOnce(admin, server.url, warmUp, path, approach);
-        }
-      }
+    // JIT warm-up of every client path, not recorded.
+    await seedStuckPel(admin, TEMPLATE, GROUP, 10_000);
+    for (const path of PATHS) {
+      for (const approach of APPROACHES)
+        await runOnce(admin, server.url, 10_000, path, approach, 250);
     }
-    for (const size of sizes) {
-      await admin.call("UNLINK", TEMPLATE);
-      const seeded = await seedStuckPel(admin, TEMPLATE, GROUP, size);
-      const copySeconds = await copyStream(admin, TEMPLATE, STREAM);
-      seeding.push({ size, seconds: seeded.seconds, copySeconds });
-      options.log(`  seeded ${size} stuck entries in ${fmt(seeded.seconds)} s`);
-      const reps = repetitions(size, options.quick);
-      for (const path of PATHS) {
-        for (let rep = 0; rep < reps; rep += 1) {
-          for (const approach of APPROACHES) {
-            const run = await runOnce(admin, server.url, size, path, approach);
-            runs.push({ ...run, rep });
-            options.log(
-              `  ${size} ${path} ${approach}: ${fmt(run.entriesPerSecond)}/s ` +
-                `(server ${fmt(run.serverUsecPerEntry, 2)} µs/entry)`,
-            );
-          }
+    await admin.call("UNLINK", TEMPLATE);
+    await seedStuckPel(admin, TEMPLATE, GROUP, size);
+    for (const path of PATHS) {
+      for (let rep = 0; rep < reps; rep += 1) {
+        // Side by side: the reference runs with the page size the janitor settled on.
+        let pageSize = 250;
+        for (const approach of APPROACHES) {
+          const run = await runOnce(admin, server.url, size, path, approach, pageSize);
+          if (approach === "janitor (defaults)") pageSize = Math.round(run.pageSize);
+          runs.push({ ...run, rep });
+          options.log(
+            `  ${size} ${path} ${approach}: ${fmt(run.entriesPerSecond)}/s, ${run.calls} calls ` +
+              `(server ${fmt(run.serverUsecPerEntry, 2)} µs/entry)`,
+          );
         }
       }
     }
@@ -179,148 +167,104 @@ export async function throughputScenario(options: BenchOptions): Promise<Scenari
     await server.stop();
   }
 
-  const cells = rowsFor(runs);
+  const cell = (path: SweepPath, approach: Approach): ThroughputRun[] =>
+    runs.filter((run) => run.path === path && run.approach === approach);
+  const representative = (list: ThroughputRun[]): ThroughputRun | undefined => {
+    const target = median(list.map((run) => run.entriesPerSecond));
+    return list.find((run) => run.entriesPerSecond === target) ?? list[0];
+  };
+  const cells = PATHS.flatMap((path) =>
+    APPROACHES.map((approach) => representative(cell(path, approach))).filter(
+      (run): run is ThroughputRun => run !== undefined,
+    ),
+  );
   const throughputTable: Table = {
-    title: "1. Sweep throughput (entries claimed and moved per second)",
+    title: `1. Sweep throughput, PEL ${size.toLocaleString("en-US")} idle entries (claimed and moved per second)`,
     columns: [
-      "PEL size",
       "path",
       "approach",
       "entries/s",
       "wall s",
+      "calls",
+      "entries/call",
+      "longest call ms (script's own)",
       "server µs/entry",
-      "server-time limit/s",
-      "busy %",
       "client CPU µs/entry",
       "Redis CPU µs/entry",
     ],
     rows: cells.map((run) => [
-      run.size.toLocaleString("en-US"),
       run.path,
       run.approach,
       Math.round(run.entriesPerSecond),
       fmt(run.seconds, 2),
+      run.calls,
+      fmt(run.pageSize, 0),
+      run.longestCallMs === undefined ? "-" : fmt(run.longestCallMs, 2),
       fmt(run.serverUsecPerEntry, 2),
-      Math.round(run.serverLimit),
-      fmt((100 * run.entriesPerSecond) / run.serverLimit, 0),
       fmt(run.clientCpuUsecPerEntry, 2),
       fmt(run.redisCpuUsecPerEntry, 2),
     ]),
     notes: [
-      "server µs/entry: INFO commandstats delta, top-level commands only (EVALSHA counts whole; the commands a script calls are inside it).",
-      "server-time limit = entries / server seconds; busy % = entries/s ÷ limit (share of wall time Redis spent executing the sweep's commands).",
-      "client CPU: the bench process (ioredis + sweepOnce, or the naive loop); Redis CPU: the whole redis-server process (INFO cpu), which adds protocol parsing and socket work to the command time.",
-      `Repetitions: ${sizes.map((size) => `${size.toLocaleString("en-US")}: ${repetitions(size, options.quick)}`).join(", ")}; the row shows the repetition of median entries/s. Seeding is not counted.`,
+      "janitor (defaults): sweepOnce with batchSize 1000, maxScriptMs 2 (adaptive pages), the production sweepPage.lua, fenced.",
+      "reference script: one XAUTOCLAIM + an XADD per entry (same fields and metadata fields as the janitor's copies) + one XACK per call (test/bench/referenceScript.ts), with the janitor's average page size of the same repetition; no checks, no fence, no PEL window.",
+      `Repetitions: ${reps}; the row shows the repetition of median entries/s. server µs/entry: INFO commandstats, top-level commands (a script counts whole).`,
     ],
-  };
-  const curveTable: Table = {
-    title: "1. Curve: entries/s against PEL size",
-    columns: ["path", "approach", ...sizes.map((size) => size.toLocaleString("en-US"))],
-    rows: PATHS.flatMap((path) =>
-      APPROACHES.map((approach) => [
-        path,
-        approach,
-        ...sizes.map((size) => {
-          const cell = cells.find(
-            (run) => run.size === size && run.path === path && run.approach === approach,
-          );
-          return cell === undefined ? "-" : Math.round(cell.entriesPerSecond);
-        }),
-      ]),
-    ),
   };
   const ratioRows: (string | number)[][] = [];
   const targets: TargetCheck[] = [];
-  const ratios: {
-    size: number;
-    path: SweepPath;
-    approach: Approach;
-    vsNaive: number;
-    vsLimit: number;
-  }[] = [];
-  for (const size of sizes) {
-    for (const path of PATHS) {
-      const repsOf = (approach: Approach): ThroughputRun[] =>
-        runs.filter((run) => run.size === size && run.path === path && run.approach === approach);
-      const naive = repsOf("naive XAUTOCLAIM 1000 + pipeline");
-      for (const approach of ["janitor b100", "janitor b1000"] as const) {
-        const janitor = repsOf(approach);
-        if (janitor.length === 0 || naive.length === 0) continue;
-        // Paired: each repetition ran both back to back, under the same outside load.
-        const perRep = janitor.map((run) => {
-          const partner = naive.find((other) => other.rep === run.rep) ?? naive[0];
-          return run.entriesPerSecond / (partner?.entriesPerSecond ?? Number.NaN);
-        });
-        const vsNaive = median(perRep);
-        const vsLimit = median(janitor.map((run) => run.entriesPerSecond / run.serverLimit));
-        ratios.push({ size, path, approach, vsNaive, vsLimit });
-        ratioRows.push([
-          size.toLocaleString("en-US"),
-          path,
-          approach,
-          fmt(vsNaive, 2),
-          perRep.length > 1 ? `${fmt(Math.min(...perRep), 2)}-${fmt(Math.max(...perRep), 2)}` : "-",
-          fmt(vsLimit, 2),
-        ]);
-        targets.push(
-          {
-            scenario: `1 ${path} ${size.toLocaleString("en-US")} ${approach}`,
-            target: "janitor/naive >= 2.5",
-            measured: fmt(vsNaive, 2),
-            met: vsNaive >= 2.5,
-          },
-          {
-            scenario: `1 ${path} ${size.toLocaleString("en-US")} ${approach}`,
-            target: "janitor/server-limit >= 0.6",
-            measured: fmt(vsLimit, 2),
-            met: vsLimit >= 0.6,
-          },
-        );
-      }
-    }
+  for (const path of PATHS) {
+    const janitor = cell(path, "janitor (defaults)");
+    const paired = (other: Approach): number[] =>
+      janitor.map((run) => {
+        const partner = cell(path, other).find((candidate) => candidate.rep === run.rep);
+        return run.entriesPerSecond / (partner?.entriesPerSecond ?? Number.NaN);
+      });
+    const vsReference = paired("reference script");
+    const vsNaive = paired("naive XAUTOCLAIM 1000 + pipeline");
+    ratioRows.push([
+      path,
+      fmt(median(vsReference), 2),
+      `${fmt(Math.min(...vsReference), 2)}-${fmt(Math.max(...vsReference), 2)}`,
+      fmt(median(vsNaive), 2),
+      `${fmt(Math.min(...vsNaive), 2)}-${fmt(Math.max(...vsNaive), 2)}`,
+    ]);
+    targets.push(
+      {
+        scenario: `1 ${path} ${size.toLocaleString("en-US")} janitor (defaults)`,
+        target: "janitor/reference script >= 0.9",
+        measured: fmt(median(vsReference), 2),
+        met: median(vsReference) >= 0.9,
+      },
+      {
+        scenario: `1 ${path} ${size.toLocaleString("en-US")} janitor (defaults)`,
+        target: "janitor/naive >= 3",
+        measured: fmt(median(vsNaive), 2),
+        met: median(vsNaive) >= 3,
+      },
+    );
   }
   const ratioTable: Table = {
-    title: "1. Ratios (same run)",
-    columns: [
-      "PEL size",
-      "path",
-      "janitor",
-      "janitor/naive (>= 2.5)",
-      "range over reps",
-      "janitor/server-limit (>= 0.6)",
-    ],
+    title: "1. Ratios (paired by repetition, same run)",
+    columns: ["path", "janitor/reference (>= 0.9)", "range", "janitor/naive (>= 3)", "range"],
     rows: ratioRows,
-    notes: [
-      "janitor/naive: median over repetitions of the paired ratio (both ran back to back in each repetition).",
-    ],
   };
   const profileTable: Table = {
     title: "1. Where Redis spends the time (server µs per entry, by command)",
-    columns: ["PEL size", "path", "approach", "server µs/entry", "breakdown (µs/entry)"],
+    columns: ["path", "approach", "server µs/entry", "breakdown (µs/entry)"],
     rows: cells.map((run) => [
-      run.size.toLocaleString("en-US"),
       run.path,
       run.approach,
       fmt(run.serverUsecPerEntry, 2),
       innerBreakdown(run),
     ]),
     notes: [
-      "For the janitor the breakdown lists the commands called inside the script; 'Lua itself' = EVALSHA time minus those commands (interpreter, argument building, reply conversion).",
+      "For scripts the breakdown lists the commands called inside; 'Lua itself' = EVALSHA time minus those commands (interpreter, argument building, turning replies into Lua tables).",
     ],
-  };
-  const seedTable: Table = {
-    title: "1. Seeding (not counted)",
-    columns: ["PEL size", "seed s", "COPY per run s"],
-    rows: seeding.map((seed) => [
-      seed.size.toLocaleString("en-US"),
-      fmt(seed.seconds, 2),
-      fmt(seed.copySeconds, 2),
-    ]),
   };
   return {
     name: "throughput",
-    tables: [throughputTable, curveTable, ratioTable, profileTable, seedTable],
+    tables: [throughputTable, ratioTable, profileTable],
     targets,
-    raw: { runs, ratios, seeding },
+    raw: { runs },
   };
 }

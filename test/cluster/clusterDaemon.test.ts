@@ -101,7 +101,15 @@ describe("the daemon on Redis Cluster (three masters)", () => {
         cluster,
         prefix,
         streams.map((stream) => ({ stream, minIdleMs: 60_000 })),
-        { sweep: { intervalMs: 100, batchSize: 20, maxEntriesPerGroup: 1_000_000 } },
+        {
+          sweep: {
+            intervalMs: 100,
+            batchSize: 20,
+            maxScriptMs: 2,
+            maxEntriesPerGroup: 1_000_000,
+            consumerName: "stream-janitor",
+          },
+        },
       ),
     );
     const daemons = await Promise.all([start(path), start(path)]);

@@ -14,7 +14,13 @@ const DEFAULTS: JanitorConfig = {
   http: { host: "0.0.0.0", port: 9478 },
   log: { level: "info" },
   lease: { key: "stream-janitor:lease", ttlMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 },
-  sweep: { intervalMs: 30000, batchSize: 100, maxEntriesPerGroup: 100000 },
+  sweep: {
+    intervalMs: 30000,
+    batchSize: 1000,
+    maxScriptMs: 2,
+    maxEntriesPerGroup: 100000,
+    consumerName: "stream-janitor",
+  },
   metrics: {
     perConsumer: false,
     maxConsumersPerGroup: 50,
@@ -93,7 +99,13 @@ describe("loadConfig", () => {
       http: { host: "127.0.0.1", port: 9100 },
       log: { level: "debug" },
       lease: { key: "janitor:lease", ttlMs: 9000, renewDeadlineMs: 6000, retryPeriodMs: 1000 },
-      sweep: { intervalMs: 5000, batchSize: 500, maxEntriesPerGroup: 2000 },
+      sweep: {
+        intervalMs: 5000,
+        batchSize: 500,
+        maxScriptMs: 2,
+        maxEntriesPerGroup: 2000,
+        consumerName: "stream-janitor",
+      },
       metrics: DEFAULTS.metrics,
       groups: [
         {

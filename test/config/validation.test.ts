@@ -238,6 +238,28 @@ describe("configuration validation", () => {
       });
     });
 
+    it("defaults the sweep to pages of at most 1000 entries in 2 ms calls, as stream-janitor", async () => {
+      const config = await load({});
+      expect(config.sweep).toMatchObject({
+        batchSize: 1000,
+        maxScriptMs: 2,
+        consumerName: "stream-janitor",
+      });
+    });
+
+    it("rejects a script budget of 0 ms and an empty consumer name", async () => {
+      await expectConfigError(load({ sweep: { maxScriptMs: 0 } }), {
+        key: "sweep.maxScriptMs",
+        value: 0,
+        expected: "an integer between 1 and 60000",
+      });
+      await expectConfigError(load({ sweep: { consumerName: "" } }), {
+        key: "sweep.consumerName",
+        value: "",
+        expected: "a non-empty string",
+      });
+    });
+
     it("rejects maxEntriesPerGroup below 1", async () => {
       await expectConfigError(load({ sweep: { maxEntriesPerGroup: 0 } }), {
         key: "sweep.maxEntriesPerGroup",

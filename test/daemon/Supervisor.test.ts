@@ -35,7 +35,9 @@ function supervisor(stream: string, term: () => LeaderTerm | undefined, interval
       metrics,
       intervalMs,
       batchSize: 100,
+      maxScriptMs: 2,
       maxEntriesPerGroup: 100_000,
+      consumerName: "stream-janitor",
       currentTerm: term,
     }),
   };

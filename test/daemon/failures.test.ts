@@ -40,7 +40,13 @@ describe("a leader that freezes", () => {
     // Small pages and a short interval make the freeze land in the middle of a sweep.
     const path = await configFile(
       testConfig(fixture.server.url, prefix, [{ minIdleMs: 60_000 }], {
-        sweep: { intervalMs: 100, batchSize: 20, maxEntriesPerGroup: 1_000_000 },
+        sweep: {
+          intervalMs: 100,
+          batchSize: 20,
+          maxScriptMs: 2,
+          maxEntriesPerGroup: 1_000_000,
+          consumerName: "stream-janitor",
+        },
       }),
     );
     const first = await start(path);
@@ -82,7 +88,13 @@ describe("graceful stop", () => {
     const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(50_000));
     const path = await configFile(
       testConfig(fixture.server.url, prefix, [{ minIdleMs: 60_000 }], {
-        sweep: { intervalMs: 100, batchSize: 10, maxEntriesPerGroup: 1_000_000 },
+        sweep: {
+          intervalMs: 100,
+          batchSize: 10,
+          maxScriptMs: 2,
+          maxEntriesPerGroup: 1_000_000,
+          consumerName: "stream-janitor",
+        },
       }),
     );
     const daemon = await start(path);

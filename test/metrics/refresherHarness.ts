@@ -20,7 +20,13 @@ export function janitorConfig(
     http: { host: "127.0.0.1", port: 0 },
     log: { level: "silent" },
     lease: { key: "stream-janitor:lease", ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
-    sweep: { intervalMs: 100, batchSize: 100, maxEntriesPerGroup: 100_000 },
+    sweep: {
+      intervalMs: 100,
+      batchSize: 100,
+      maxScriptMs: 2,
+      maxEntriesPerGroup: 100_000,
+      consumerName: "stream-janitor",
+    },
     metrics: {
       perConsumer: false,
       maxConsumersPerGroup: 50,

@@ -43,12 +43,17 @@ export function sweepContext(
     redis: registerScripts(redis),
     logger: pino({ level: "silent" }),
     batchSize: 100,
+    maxScriptMs: 2,
     maxEntriesPerGroup: 100_000,
+    consumerName: JANITOR_CONSUMER,
     cursors: new Map(),
     now: () => performance.now(),
     ...rest,
     fence: () => fence,
   };
 }
+
+/** The default of sweep.consumerName. */
+export const JANITOR_CONSUMER = "stream-janitor";
 
 export const neverAborted = new AbortController().signal;

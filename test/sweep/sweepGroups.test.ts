@@ -45,7 +45,7 @@ describe("requeue refusal", () => {
 });
 
 describe("reassign", () => {
-  it("moves entries to the most recently active consumer that is not the owner, keeping the count", async () => {
+  it("moves entries to the most recently active consumer that is not the owner, counting the hand-off as a delivery", async () => {
     const stream = uniquePrefix("reassign");
     const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(4), {
       consumer: "crashed",
@@ -76,7 +76,7 @@ describe("reassign", () => {
       (e) => e.id !== fresh,
     );
     expect(pending.map((e) => [e.id, e.consumer, e.deliveries])).toEqual(
-      ids.map((id) => [id, "alive", 2]),
+      ids.map((id) => [id, "alive", 3]),
     );
     expect(pending.every((e) => e.idleMs < 60_000)).toBe(true);
     expect(await fixture.redis.xlen(stream)).toBe(5);

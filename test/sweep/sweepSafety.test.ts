@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runSweepPage } from "../../src/sweep/runSweepPage.js";
+import { runSweepPage } from "../../src/sweep/sweepPageScript.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
-import { JANITOR_CONSUMER, sweepOnce } from "../../src/sweep/sweepOnce.js";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { registerScripts } from "../../src/redis/scriptedRedis.js";
 import {
   addStuckEntries,
@@ -12,7 +12,12 @@ import {
 } from "../support/fabricatePel.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+import {
+  groupConfig,
+  JANITOR_CONSUMER,
+  neverAborted,
+  sweepContext,
+} from "../support/sweepHarness.js";
 
 const fixture = useRedisServer();
 
@@ -61,7 +66,8 @@ describe("byte-exact copies", () => {
       const copies = (await fixture.redis.xrangeBuffer(target, "-", "+")) as [Buffer, Buffer[]][];
       expect(copies).toHaveLength(4);
       copies.forEach(([, fields], i) => {
-        const copied = fields.slice(metadataValues);
+        // The original fields keep their positions; the metadata follows them.
+        const copied = fields.slice(0, fields.length - metadataValues);
         const original = originals[i] ?? [];
         expect(copied.length).toBe(original.length);
         expect(Buffer.concat(copied).equals(Buffer.concat(original))).toBe(true);
@@ -83,8 +89,10 @@ describe("crash safety", () => {
       group,
       janitorConsumer: JANITOR_CONSUMER,
       cursor: "0-0",
-      pageSize: 100,
-      reassignCandidates: [],
+      maxClaimed: 100,
+      maxExamined: 100,
+      budgetMs: 1000,
+      rotation: 0,
       fence: undefined,
     };
     // The janitor dies after the script ran but before it recorded the new cursor: the next

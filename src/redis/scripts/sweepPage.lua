@@ -1,249 +1,444 @@
+#!lua flags=
 --[[
-sweepPage: one page of a sweep of one stream/group pair, atomically.
+sweepPage: one call of a sweep of one stream/group pair, atomically.
 
-Claims the entries idle for at least min-idle in a window of the PEL that starts at the cursor,
-then re-dispatches or dead-letters each of them and acknowledges what left the group, all in one
-script so that a crash of the janitor can never leave a copy without its acknowledgement (or the
-reverse), and running the page again writes nothing twice: what was acknowledged is no longer
-pending, what was reassigned has a fresh idle time, what was left pending is only put back.
+Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
+entry), claims the idle entries of each window with XAUTOCLAIM (whose deleted ids are the
+ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
+while the call's time budget allows. Running it again after a crash writes nothing twice: what
+was acknowledged is no longer pending, what was handed off or put back is not idle any more.
+
+The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
+starts, instead of failing a write half-way, and only the declared keys may be touched. Every
+other condition that could make a write fail is checked before the first write (see "Checks").
+Should an unforeseen error still happen, the entries already copied are acknowledged and every
+other claimed entry is put back to its owner: each entry is fully handled or untouched.
 
 KEYS[1]  source stream
 KEYS[2]  requeue target stream (the source itself by default)
 KEYS[3]  dead-letter stream
-KEYS[4]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
-         ARGV[9] or nothing changes. Redis Cluster (ARGV[9] is 'token:<n>'): a key in the
+KEYS[4]  touches hash: consumer -> Unix ms of the janitor's last XCLAIM to it (for reassign)
+KEYS[5]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
+         ARGV fence or nothing changes. Redis Cluster (fence is 'token:<n>'): a key in the
          source's slot holding the highest fencing token that wrote here; a lower n changes
          nothing, a higher one is stored before the first write
 
-ARGV[1]  group
-ARGV[2]  the janitor's own consumer name (it owns claimed entries only inside this script)
-ARGV[3]  min-idle in ms
-ARGV[4]  cursor (a PEL id, inclusive; 0-0 to start)
-ARGV[5]  page size: at most this many PEL entries are examined
-ARGV[6]  maxDeliveries
-ARGV[7]  action: requeue | reassign | dead-letter
-ARGV[8]  dead-letter MAXLEN ~ cap
-ARGV[9]  fence: the lease value, or 'token:<n>' on Cluster (ignored without KEYS[4])
-ARGV[10] number of reassign candidates that follow, best first
-ARGV[11..] reassign candidates (live consumers of the group)
+ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript.ts:
+  group, consumer    the group, and the janitor's own consumer (it owns claimed entries only
+                     inside this call)
+  minIdleMs          only entries idle at least this long are claimed
+  cursor             first PEL id to look at (inclusive); 0-0 to start
+  maxClaimed         at most this many entries are claimed by this call (<= 10000)
+  maxExamined        at most this many PEL entries are looked at by this call
+  budgetUs           no new window is started once this much time was spent
+  maxDeliveries      dead-letter once the deliveries reach it
+  action             requeue | reassign | dead-letter
+  deadLetterMaxLen   MAXLEN ~ cap of the dead-letter stream
+  fence              the value KEYS[5] must hold, or 'token:<n>' on Cluster
+  rotation           round-robin offset among the live reassign candidates
 
-Returns { nextCursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
-          deadLetteredAction, leftPending, ghostIds, oversizedIds }
-Errors (nothing changed): FENCED, NOSTREAM, WRONGTYPE, NOGROUP.
+Returns a flat name/value list, parsed by parseSweepPageReply():
+  cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
+  deadLetteredAction, leftPending, handedOff (rotation advance), windows, durationUs,
+  ghosts (ids), oversized (ids), invalidCountIds (first 20 ids), invalidCounts (total),
+  and error (only after an unforeseen error: what was done is counted, nothing else changed)
+Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
+  FENCED, NOSTREAM, WRONGTYPE, NOGROUP, IDSEXHAUSTED, CONSUMERBUSY
 
 Bodies stay inside Redis: Lua strings are byte strings, so fields are copied exactly, in order.
+Ids are never turned into numbers (doubles lose precision above 2^53) nor stepped: each window
+is read with one entry of look-ahead, whose id is the next cursor.
 ]]
 
-local source, target, deadLetters = KEYS[1], KEYS[2], KEYS[3]
-local group, janitor = ARGV[1], ARGV[2]
-local minIdle = tonumber(ARGV[3])
-local cursor = ARGV[4]
-local pageSize = tonumber(ARGV[5])
-local maxDeliveries = tonumber(ARGV[6])
-local action = ARGV[7]
-local deadLetterMaxLen = ARGV[8]
-local candidateCount = tonumber(ARGV[10])
+local source, target, deadLetters, touchesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local arg = {}
+for i = 1, #ARGV, 2 do arg[ARGV[i]] = ARGV[i + 1] end
+local group, janitor, action = arg.group, arg.consumer, arg.action
+local minIdle = tonumber(arg.minIdleMs)
+local maxClaimed = tonumber(arg.maxClaimed)
+local maxExamined = tonumber(arg.maxExamined)
+local budgetUs = tonumber(arg.budgetUs)
+local maxDeliveries = tonumber(arg.maxDeliveries)
+local rotation = tonumber(arg.rotation)
 
--- The fence: checked before anything is read or written, raised (Cluster) just before the first
--- write. Fencing tokens are INCR results, far below 2^53, so comparing them as numbers is exact.
+local function nowUs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local startedUs = nowUs()
+
+------------------------------------------------------------------------------------------------
+-- Checks: everything that could make a write fail, before the first write.
+
+-- A refusal: its code first, as listed above.
+local function refuse(code, message)
+  return redis.error_reply(code .. ' ' .. message)
+end
+
+-- The fence. Cluster: fencing tokens are INCR results, far below 2^53, so comparing them as
+-- numbers is exact; the fence is raised just before the first write (below).
 local fenceToken = nil
-if #KEYS >= 4 then
-  if string.sub(ARGV[9], 1, 6) == 'token:' then
-    fenceToken = tonumber(string.sub(ARGV[9], 7))
-    local highest = tonumber(redis.call('GET', KEYS[4]) or '0') or 0
+if #KEYS >= 5 then
+  if string.sub(arg.fence, 1, 6) == 'token:' then
+    fenceToken = tonumber(string.sub(arg.fence, 7))
+    local highest = tonumber(redis.call('GET', KEYS[5]) or '0') or 0
     if fenceToken < highest then
-      return redis.error_reply('FENCED a newer leader (fencing token ' .. highest .. ') has swept this stream')
+      return refuse('FENCED', 'a newer leader (fencing token ' .. highest .. ') has swept this stream')
     end
     if fenceToken == highest then fenceToken = nil end
-  elseif redis.call('GET', KEYS[4]) ~= ARGV[9] then
-    return redis.error_reply('FENCED the lease is not held by this process')
+  elseif redis.call('GET', KEYS[5]) ~= arg.fence then
+    return refuse('FENCED', 'the lease is not held by this process')
   end
 end
 
-local function requireStream(key, mayBeMissing)
+local function checkType(key, wanted, mayBeMissing)
   local keyType = redis.call('TYPE', key)['ok']
-  if keyType == 'stream' or (mayBeMissing and keyType == 'none') then return nil end
-  if keyType == 'none' then return 'NOSTREAM no such stream: ' .. key end
-  return 'WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a stream'
+  if keyType == wanted or (mayBeMissing and keyType == 'none') then return nil end
+  if keyType == 'none' then return refuse('NOSTREAM', 'no such stream: ' .. key) end
+  return refuse('WRONGTYPE', key .. ' holds a ' .. keyType .. ', not a ' .. wanted)
 end
-local problem = requireStream(source, false)
-  or requireStream(target, true)
-  or requireStream(deadLetters, true)
-if problem then return redis.error_reply(problem) end
+local refusal = checkType(source, 'stream', false)
+  or checkType(target, 'stream', true)
+  or checkType(deadLetters, 'stream', true)
+  or checkType(touchesKey, 'hash', true)
+if refusal then return refusal end
 
--- The window: owners, idle times and delivery counts before anything is claimed. The claim
--- below changes the owner to the janitor, so this is the only moment the owner is known.
-local window = redis.pcall('XPENDING', source, group, cursor, '+', pageSize)
-if window.err then return redis.error_reply(window.err) end
--- Raised even when this page finds nothing to do: the stream has been swept under our token.
-if fenceToken then redis.call('SET', KEYS[4], fenceToken) end
-local windowSize = #window
-if windowSize == 0 then
-  return { '0-0', 0, 0, 0, 0, 0, 0, 0, {}, {} }
-end
-
-local pending = {}
-local idleInWindow = 0
-for _, entry in ipairs(window) do
-  pending[entry[1]] = entry
-  if entry[3] >= minIdle then idleInWindow = idleInWindow + 1 end
+-- Also the group check (NOGROUP): entries held by a consumer of the janitor's name were not put
+-- there by the janitor, which owns entries only inside this call.
+local held = redis.pcall('XPENDING', source, group, '-', '+', 1, janitor)
+if held.err then return redis.error_reply(held.err) end
+if #held > 0 then
+  return refuse('CONSUMERBUSY', 'consumer ' .. janitor .. ' of group ' .. group ..
+    ' holds entries the janitor did not put there (' .. held[1][1] .. '...); rename sweep.consumerName')
 end
 
-local function parseId(id)
-  local dash = string.find(id, '-', 1, true)
-  return tonumber(string.sub(id, 1, dash - 1)), tonumber(string.sub(id, dash + 1))
-end
-local function idBefore(a, b)
-  local aMs, aSeq = parseId(a)
-  local bMs, bSeq = parseId(b)
-  return aMs < bMs or (aMs == bMs and aSeq < bSeq)
-end
-local function nextId(id)
-  local ms, seq = parseId(id)
-  if seq < 9007199254740991 then return string.format('%d-%d', ms, seq + 1) end
-  return string.format('%d-0', ms + 1)
-end
-
-local result = { '0-0', 0, 0, 0, 0, 0, 0, 0, {}, {} }
-if idleInWindow == 0 then
-  result[2] = windowSize
-  if windowSize == pageSize then result[1] = nextId(window[windowSize][1]) end
-  return result
-end
-
--- COUNT is the number of idle entries in the window: every idle entry and every deleted entry
--- uses up one, so the claim can never reach past the window whose owners we know.
-local claim = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, cursor, 'COUNT', idleInWindow)
-local nextCursor = claim[1]
-result[1] = nextCursor
--- Examined: the window entries before the new cursor. The window is sorted, so the usual case
--- (the cursor moved past the whole window) costs one comparison, the rest a binary search.
-if nextCursor == '0-0' or idBefore(window[windowSize][1], nextCursor) then
-  result[2] = windowSize
-else
-  local low, high = 0, windowSize
-  while low < high do
-    local middle = math.floor((low + high + 1) / 2)
-    if idBefore(window[middle][1], nextCursor) then low = middle else high = middle - 1 end
+-- A stream whose last id has the largest millisecond part can take only as many more entries as
+-- its sequence part allows (XADD * fails after that). Exact on the digits, no float involved.
+local MAX_PART = '18446744073709551615'
+local function lastGeneratedId(key)
+  if redis.call('EXISTS', key) == 0 then return nil end
+  local info = redis.call('XINFO', 'STREAM', key)
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then return info[i + 1] end
   end
-  result[2] = low
+  return nil
 end
-local ghosts = claim[3] or {}
+local function splitId(id)
+  local dash = string.find(id, '-', 1, true)
+  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
+end
+local function canTake(key, count)
+  local last = lastGeneratedId(key)
+  if not last then return true end
+  local ms, seq = splitId(last)
+  if ms ~= MAX_PART then return true end
+  -- seq <= MAX_PART; below 18446744073709000000 at least 551,616 ids are left (count <= 10000).
+  if #seq < 20 or string.sub(seq, 1, 14) ~= '18446744073709' then return true end
+  return 551615 - tonumber(string.sub(seq, 15)) >= count
+end
+local writeTargets = { deadLetters }
+if action == 'requeue' then writeTargets[2] = target end
+for _, key in ipairs(writeTargets) do
+  if not canTake(key, maxClaimed) then
+    return refuse('IDSEXHAUSTED', 'stream ' .. key .. ' has used up its ids (last id ' ..
+      lastGeneratedId(key) .. '): XADD would fail; nothing was claimed')
+  end
+end
 
-local now = redis.call('TIME')
-local nowMs = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+-- Checks passed. Raised even when this page finds nothing to do: the stream has been swept under
+-- this token, and a leader with a lower one must not write here any more.
+if fenceToken then redis.call('SET', KEYS[5], fenceToken) end
+
+------------------------------------------------------------------------------------------------
+-- Reassign: live candidates, never fooled by the janitor's own XCLAIMs (on Redis 7.0 an XCLAIM
+-- to a consumer resets its idle time): a consumer counts as live only if it was active within
+-- minIdle AND after the janitor last touched it.
+
+local touched, touchedCount = {}, 0
+local function touch(consumer)
+  if not touched[consumer] then
+    touched[consumer] = true
+    touchedCount = touchedCount + 1
+  end
+end
+
+local candidates = {}
+if action == 'reassign' then
+  local nowMs = math.floor(startedUs / 1000)
+  local lastTouch = {}
+  local flat = redis.call('HGETALL', touchesKey)
+  for i = 1, #flat, 2 do lastTouch[flat[i]] = tonumber(flat[i + 1]) end
+  local live = {}
+  for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', source, group)) do
+    local info = {}
+    for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
+    -- 7.2+: `inactive` counts from the last successful interaction (-1: never).
+    local quiet = info['inactive'] or info['idle']
+    if quiet >= 0 and quiet < minIdle and info['name'] ~= janitor then
+      local since = lastTouch[info['name']]
+      if not since or nowMs - quiet > since + 1 then
+        live[#live + 1] = { info['name'], quiet }
+      end
+    end
+  end
+  table.sort(live, function(a, b) return a[2] < b[2] end)
+  for i, entry in ipairs(live) do candidates[i] = entry[1] end
+end
+local handedOff = 0
+-- Round robin over the candidates (the rotation carries over between calls), never the owner.
+local function pickConsumer(owner)
+  local count = #candidates
+  for step = 0, count - 1 do
+    local candidate = candidates[(rotation + handedOff + step) % count + 1]
+    if candidate ~= owner then
+      handedOff = handedOff + step + 1
+      return candidate
+    end
+  end
+  return nil
+end
+
+------------------------------------------------------------------------------------------------
+-- Writing copies: the original fields first, byte for byte and in order, then the metadata. A
+-- field of the original named like a metadata field is dropped from its place (the metadata
+-- carries its new value), so a copy of a copy keeps the user's fields in front.
+
+local nowMsString = string.format('%d', math.floor(startedUs / 1000))
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
--- The XADD argument lists are built once per page and reused for every entry: only a few slots
--- change, and the fields follow the metadata (names that the metadata sets are skipped).
-local deadLetterArgs = {
-  'XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*',
+local requeuePrefix = { 'XADD', target, '*' }
+local deadLetterPrefix = { 'XADD', deadLetters, 'MAXLEN', '~', arg.deadLetterMaxLen, '*' }
+local requeueMetadata = { 'x-original-id', '', 'x-delivery-count', '' }
+local deadLetterMetadata = {
   'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
-  'x-delivery-count', '', 'x-dead-letter-reason', '', 'x-dead-lettered-at', nowMs,
+  'x-delivery-count', '', 'x-dead-letter-reason', '', 'x-dead-lettered-at', nowMsString,
   'x-last-consumer', '',
 }
-local requeueArgs = { 'XADD', target, '*', 'x-original-id', '', 'x-delivery-count', '' }
-local deadLetterNames, requeueNames = {}, {}
-for i = 7, #deadLetterArgs, 2 do deadLetterNames[deadLetterArgs[i]] = true end
-for i = 4, #requeueArgs, 2 do requeueNames[requeueArgs[i]] = true end
+local function namesOf(metadata)
+  local names = {}
+  for i = 1, #metadata, 2 do names[metadata[i]] = true end
+  return names
+end
+local requeueNames, deadLetterNames = namesOf(requeueMetadata), namesOf(deadLetterMetadata)
 
-local function addWithFields(args, prefixLength, skip, fields)
+-- The one write path of requeue and dead-letter. `args` starts with the prefix and is reused.
+local function writeCopy(args, prefixLength, metadata, metadataNames, fields)
   local n = prefixLength
   for i = 1, #fields, 2 do
     local name = fields[i]
-    if not skip[name] then
+    if not metadataNames[name] then
       args[n + 1] = name
       args[n + 2] = fields[i + 1]
       n = n + 2
     end
   end
-  redis.call(unpack(args, 1, n))
+  for i = 1, #metadata do args[n + i] = metadata[i] end
+  redis.call(unpack(args, 1, n + #metadata))
 end
 
-local toAcknowledge, acknowledgeCount = {}, 0
-local function acknowledge(id)
-  acknowledgeCount = acknowledgeCount + 1
-  toAcknowledge[acknowledgeCount] = id
-end
+------------------------------------------------------------------------------------------------
+-- The windows.
+
+local result = {
+  examined = 0, claimed = 0, requeued = 0, reassigned = 0, deadLetteredMaxDeliveries = 0,
+  deadLetteredAction = 0, leftPending = 0, windows = 0, invalidCounts = 0,
+}
+local ghosts, oversized, invalidCountIds = {}, {}, {}
+local cursor = arg.cursor
+local claimedAny = false
+local failure = nil
 
 -- Puts an entry back where it was: same owner, same idle time, same delivery count.
-local function restore(id, entry)
-  redis.call('XCLAIM', source, group, entry[2], 0, id, 'IDLE', entry[3], 'RETRYCOUNT', entry[4], 'JUSTID')
+local function restore(entry)
+  redis.call('XCLAIM', source, group, entry[2], 0, entry[1], 'IDLE', entry[3],
+    'RETRYCOUNT', entry[4], 'JUSTID')
+  touch(entry[2])
 end
 
-local function pickConsumer(owner)
-  for i = 1, candidateCount do
-    local candidate = ARGV[10 + i]
-    if candidate ~= owner then return candidate end
+-- Deliveries recorded by earlier incarnations: only a canonical decimal integer is trusted.
+local function earlierDeliveries(id, value)
+  if value == nil then return 0 end
+  if #value <= 15 and string.find(value, '^%d+$') and (value == '0' or string.byte(value, 1) ~= 48) then
+    return tonumber(value)
   end
-  return nil
+  result.invalidCounts = result.invalidCounts + 1
+  if #invalidCountIds < 20 then invalidCountIds[#invalidCountIds + 1] = id end
+  return 0
 end
 
-for _, claimed in ipairs(claim[2]) do
-  local id, fields = claimed[1], claimed[2]
-  -- Always in the window (see COUNT above); the fallback only keeps a broken invariant harmless.
-  local entry = pending[id] or { id, janitor, 0, 1 }
-  if not fields then
-    -- Redis 6.2 returns deleted entries with a nil body and keeps them pending; 7.0 removes them.
-    ghosts[#ghosts + 1] = id
-    acknowledge(id)
-  elseif #fields > maxFieldValues then
-    restore(id, entry)
-    result[10][#result[10] + 1] = id
-  else
-    result[3] = result[3] + 1
-    local originalId, earlierDeliveries = id, 0
-    for i = 1, #fields, 2 do
-      if fields[i] == 'x-original-id' then
-        originalId = fields[i + 1]
-      elseif fields[i] == 'x-delivery-count' then
-        earlierDeliveries = tonumber(fields[i + 1]) or 0
-      end
+-- Handles one claimed entry completely: written and acknowledged, handed off, or put back.
+local function handle(id, fields, entry, acks)
+  if #fields > maxFieldValues then
+    restore(entry)
+    oversized[#oversized + 1] = id
+    return
+  end
+  result.claimed = result.claimed + 1
+  local originalId, countValue = id, nil
+  for i = 1, #fields, 2 do
+    local name = fields[i]
+    if name == 'x-original-id' then
+      originalId = fields[i + 1]
+    elseif name == 'x-delivery-count' then
+      countValue = fields[i + 1]
     end
-    local deliveries = earlierDeliveries + entry[4]
-    local reason = nil
-    if deliveries >= maxDeliveries then
-      reason = 'max-deliveries'
-    elseif action == 'dead-letter' then
-      reason = 'action'
-    end
-    if reason then
-      deadLetterArgs[8] = originalId
-      deadLetterArgs[14] = tostring(deliveries)
-      deadLetterArgs[16] = reason
-      deadLetterArgs[20] = entry[2]
-      addWithFields(deadLetterArgs, 20, deadLetterNames, fields)
-      acknowledge(id)
-      if reason == 'max-deliveries' then result[6] = result[6] + 1 else result[7] = result[7] + 1 end
-    elseif action == 'requeue' then
-      requeueArgs[5] = originalId
-      requeueArgs[7] = tostring(deliveries)
-      addWithFields(requeueArgs, 7, requeueNames, fields)
-      acknowledge(id)
-      result[4] = result[4] + 1
+  end
+  local deliveries = earlierDeliveries(id, countValue) + entry[4]
+  local reason = nil
+  if deliveries >= maxDeliveries then
+    reason = 'max-deliveries'
+  elseif action == 'dead-letter' then
+    reason = 'action'
+  end
+  if reason then
+    deadLetterMetadata[2] = originalId
+    deadLetterMetadata[8] = string.format('%d', deliveries)
+    deadLetterMetadata[10] = reason
+    deadLetterMetadata[14] = entry[2]
+    writeCopy(deadLetterPrefix, 6, deadLetterMetadata, deadLetterNames, fields)
+    acks[#acks + 1] = id
+    if reason == 'max-deliveries' then
+      result.deadLetteredMaxDeliveries = result.deadLetteredMaxDeliveries + 1
     else
-      local consumer = pickConsumer(entry[2])
-      if consumer then
-        -- RETRYCOUNT undoes the increment of the janitor's own claim: only consumers count.
-        redis.call('XCLAIM', source, group, consumer, 0, id, 'RETRYCOUNT', entry[4], 'JUSTID')
-        result[5] = result[5] + 1
-      else
-        restore(id, entry)
-        result[8] = result[8] + 1
-      end
+      result.deadLetteredAction = result.deadLetteredAction + 1
+    end
+  elseif action == 'requeue' then
+    requeueMetadata[2] = originalId
+    requeueMetadata[4] = string.format('%d', deliveries)
+    writeCopy(requeuePrefix, 3, requeueMetadata, requeueNames, fields)
+    acks[#acks + 1] = id
+    result.requeued = result.requeued + 1
+  else
+    local consumer = pickConsumer(entry[2])
+    if consumer then
+      -- The janitor's claim raised the count by one: that increment is the hand-off's delivery.
+      redis.call('XCLAIM', source, group, consumer, 0, id, 'JUSTID')
+      touch(consumer)
+      result.reassigned = result.reassigned + 1
+    else
+      restore(entry)
+      result.leftPending = result.leftPending + 1
     end
   end
 end
 
-for first = 1, acknowledgeCount, 1000 do
-  local last = math.min(first + 999, acknowledgeCount)
-  redis.call('XACK', source, group, unpack(toAcknowledge, first, last))
+local function acknowledge(acks)
+  for first = 1, #acks, 1000 do
+    redis.call('XACK', source, group, unpack(acks, first, math.min(first + 999, #acks)))
+  end
 end
--- The janitor's consumer owns nothing once the page is done; leaving it would show a phantom
+
+-- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
+-- number of entries examined and whether the window was cut short by the claim limit.
+local function sweepWindow(window, size, claimLimit)
+  local known, idle = {}, {}
+  local examined = math.min(#window, size)
+  for i = 1, examined do
+    local entry = window[i]
+    if entry[3] >= minIdle then
+      if #idle == claimLimit then
+        examined = i - 1
+        break
+      end
+      idle[#idle + 1] = entry[1]
+    end
+    known[entry[1]] = entry
+  end
+  if #idle == 0 then return examined end
+
+  local claimed, done, acks = {}, {}, {}
+  local ok, err = pcall(function()
+    -- COUNT is the number of idle entries left: each idle or deleted entry uses one up, so the
+    -- claim never reaches past the idle entries of this window, whose owners are known.
+    local next = 1
+    while next <= #idle do
+      claimedAny = true
+      local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, idle[next],
+        'COUNT', #idle - next + 1)
+      for _, item in ipairs(reply[2]) do
+        claimed[#claimed + 1] = item
+        done[item[1]] = false
+      end
+      for _, id in ipairs(reply[3] or {}) do
+        ghosts[#ghosts + 1] = id
+        done[id] = true
+      end
+      local before = next
+      while next <= #idle and done[idle[next]] ~= nil do next = next + 1 end
+      if next == before then error('XAUTOCLAIM made no progress at ' .. idle[next]) end
+    end
+    for _, item in ipairs(claimed) do
+      local id = item[1]
+      handle(id, item[2] or {}, known[id] or { id, janitor, 0, 1 }, acks)
+      done[id] = true
+    end
+  end)
+  if not ok then
+    -- Unforeseen: keep every copy with its acknowledgement, put everything else back.
+    failure = type(err) == 'table' and (err.err or tostring(err)) or tostring(err)
+    for _, item in ipairs(claimed) do
+      local entry = known[item[1]]
+      if not done[item[1]] and entry then pcall(restore, entry) end
+    end
+  end
+  acknowledge(acks)
+  return examined
+end
+
+local loopStartedUs = nowUs()
+local windowSize = math.min(maxClaimed, maxExamined)
+while failure == nil do
+  local claimLimit = maxClaimed - result.claimed - #oversized
+  local examineLimit = maxExamined - result.examined
+  if claimLimit <= 0 or examineLimit <= 0 then break end
+  local size = math.min(windowSize, examineLimit)
+  local window = redis.call('XPENDING', source, group, cursor, '+', size + 1)
+  result.windows = result.windows + 1
+  local examined = sweepWindow(window, size, claimLimit)
+  result.examined = result.examined + examined
+  if examined < #window then
+    cursor = window[examined + 1][1]
+  else
+    cursor = '0-0'
+    break
+  end
+  -- The next window takes what the rest of the budget allows at the cost seen so far.
+  local now = nowUs()
+  local leftUs = budgetUs - (now - startedUs)
+  local perEntryUs = (now - loopStartedUs) / math.max(result.examined, 1)
+  windowSize = math.min(10000, math.floor(leftUs / math.max(perEntryUs, 0.05)))
+  if windowSize < 16 then break end
+end
+
+if touchedCount > 0 then
+  -- After the writes, so every XCLAIM of this call happened at or before the recorded time.
+  local endMs = string.format('%d', math.floor(nowUs() / 1000))
+  local args = { 'HSET', touchesKey }
+  for consumer in pairs(touched) do
+    args[#args + 1] = consumer
+    args[#args + 1] = endMs
+  end
+  redis.call(unpack(args))
+  -- A record matters only until the consumer's idle time passes minIdle anyway.
+  redis.call('PEXPIRE', touchesKey, 2 * minIdle + 1000)
+end
+-- The janitor's consumer owns nothing once the call is done; leaving it would show a phantom
 -- consumer to every dashboard. Checked first, because DELCONSUMER discards pending entries.
-if #redis.call('XPENDING', source, group, '-', '+', 1, janitor) == 0 then
+if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) == 0 then
   redis.call('XGROUP', 'DELCONSUMER', source, group, janitor)
 end
-result[9] = ghosts
-return result
+
+local reply = {
+  'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,
+  'ghosts', ghosts, 'oversized', oversized, 'invalidCountIds', invalidCountIds,
+}
+for name, value in pairs(result) do
+  reply[#reply + 1] = name
+  reply[#reply + 1] = value
+end
+if failure then
+  reply[#reply + 1] = 'error'
+  reply[#reply + 1] = failure
+end
+return reply

@@ -1,0 +1,127 @@
+import type { GroupAction } from "../config/types.js";
+import type { Fence } from "../lease/types.js";
+import type { ScriptArg, ScriptedRedis } from "../redis/scriptedRedis.js";
+import type { ResolvedGroup } from "./resolveGroup.js";
+import { fenceArguments } from "./slotFence.js";
+
+/**
+ * The interface of src/redis/scripts/sweepPage.lua, in one place: the typed request, the
+ * builder of its KEYS and ARGV (name/value pairs), and the named result parsed from its reply.
+ */
+export interface PageRequest {
+  group: ResolvedGroup;
+  janitorConsumer: string;
+  /** First PEL id to look at, inclusive; 0-0 to start. */
+  cursor: string;
+  /** At most this many entries are claimed by the call. */
+  maxClaimed: number;
+  /** At most this many PEL entries are looked at by the call. */
+  maxExamined: number;
+  /** The call starts no new window once it has run this long. */
+  budgetMs: number;
+  /** Round-robin offset among reassign candidates. */
+  rotation: number;
+  fence: Fence | undefined;
+}
+
+export interface PageResult {
+  /** Where the next call starts; 0-0 once the PEL wrapped. */
+  nextCursor: string;
+  examined: number;
+  claimed: number;
+  requeued: number;
+  reassigned: number;
+  deadLetteredMaxDeliveries: number;
+  deadLetteredAction: number;
+  leftPending: number;
+  /** How far the round-robin over reassign candidates moved. */
+  handedOff: number;
+  windows: number;
+  /** The call's own duration, from Redis TIME inside the script. */
+  durationMs: number;
+  ghostIds: string[];
+  /** Entries with too many fields to copy inside one script call; left pending untouched. */
+  oversizedIds: string[];
+  /** Entries whose x-delivery-count was not a canonical integer: the first ids, and the total. */
+  invalidCountIds: string[];
+  invalidCounts: number;
+  /** Set when an unforeseen error stopped the call: what was done is counted, the rest untouched. */
+  error?: string;
+}
+
+/** The script's action argument: monitor groups never reach the script. */
+function scriptAction(action: GroupAction): string {
+  return action === "monitor" ? "requeue" : action;
+}
+
+/** The script's arguments: numkeys, KEYS, then ARGV as name/value pairs. */
+export function sweepPageArgs(request: PageRequest): ScriptArg[] {
+  const { group, fence } = request;
+  const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
+  const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
+  if (fenceArgs !== undefined) keys.push(fenceArgs.key);
+  const argv: Record<string, string | number> = {
+    group: group.group,
+    consumer: request.janitorConsumer,
+    minIdleMs: group.minIdleMs,
+    cursor: request.cursor,
+    maxClaimed: request.maxClaimed,
+    maxExamined: request.maxExamined,
+    budgetUs: Math.round(request.budgetMs * 1000),
+    maxDeliveries: group.maxDeliveries,
+    action: scriptAction(group.action),
+    deadLetterMaxLen: group.deadLetterMaxLen,
+    fence: fenceArgs?.value ?? "",
+    rotation: request.rotation,
+  };
+  return [keys.length, ...keys, ...Object.entries(argv).flat()];
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+export function parseSweepPageReply(reply: unknown): PageResult {
+  if (!Array.isArray(reply) || reply.length % 2 !== 0) {
+    throw new Error(`unexpected sweepPage reply: ${JSON.stringify(reply)}`);
+  }
+  const fields = new Map<string, unknown>();
+  for (let i = 0; i < reply.length; i += 2) fields.set(String(reply[i]), reply[i + 1]);
+  const count = (name: string): number => {
+    const value = Number(fields.get(name));
+    if (!Number.isFinite(value)) throw new Error(`sweepPage reply without ${name}`);
+    return value;
+  };
+  const cursor = fields.get("cursor");
+  if (typeof cursor !== "string") throw new Error("sweepPage reply without cursor");
+  const error = fields.get("error");
+  return {
+    nextCursor: cursor,
+    examined: count("examined"),
+    claimed: count("claimed"),
+    requeued: count("requeued"),
+    reassigned: count("reassigned"),
+    deadLetteredMaxDeliveries: count("deadLetteredMaxDeliveries"),
+    deadLetteredAction: count("deadLetteredAction"),
+    leftPending: count("leftPending"),
+    handedOff: count("handedOff"),
+    windows: count("windows"),
+    durationMs: count("durationUs") / 1000,
+    ghostIds: strings(fields.get("ghosts")),
+    oversizedIds: strings(fields.get("oversized")),
+    invalidCountIds: strings(fields.get("invalidCountIds")),
+    invalidCounts: count("invalidCounts"),
+    ...(error === undefined
+      ? {}
+      : { error: typeof error === "string" ? error : JSON.stringify(error) }),
+  };
+}
+
+/** Runs one call of the sweep script (see scripts/sweepPage.lua). */
+export async function runSweepPage(
+  redis: ScriptedRedis,
+  request: PageRequest,
+): Promise<PageResult> {
+  const [numberOfKeys, ...args] = sweepPageArgs(request);
+  return parseSweepPageReply(await redis.sjSweepPage(Number(numberOfKeys), ...args));
+}

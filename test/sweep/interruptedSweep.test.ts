@@ -1,0 +1,122 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { pino } from "pino";
+import { Registry } from "prom-client";
+import { afterAll, describe, expect, it } from "vitest";
+import { Supervisor } from "../../src/daemon/Supervisor.js";
+import type { LeaderTerm } from "../../src/lease/types.js";
+import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
+import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { sweepAll } from "../../src/sweep/sweepAll.js";
+import { writeConfigFile } from "../support/daemonProcess.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { groupConfig, sweepContext } from "../support/sweepHarness.js";
+import { testConfig } from "../support/testConfig.js";
+import { waitFor } from "../support/waitFor.js";
+
+const fixture = useRedisServer();
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
+});
+
+describe("a graceful stop is not a failure", () => {
+  it("reports groups not reached as interrupted, without an error", async () => {
+    const prefix = uniquePrefix("skipped");
+    const controller = new AbortController();
+    controller.abort();
+    const results = await sweepAll(
+      [groupConfig(`${prefix}:a`), groupConfig(`${prefix}:b`)],
+      sweepContext(fixture.redis),
+      controller.signal,
+    );
+    expect(results.map((r) => [r.interrupted, r.error, r.errorKind])).toEqual([
+      [true, undefined, undefined],
+      [true, undefined, undefined],
+    ]);
+  });
+
+  it("counts nothing as failed when a pass is stopped half-way", async () => {
+    const prefix = uniquePrefix("stopped");
+    const first = `${prefix}:first`;
+    await addStuckEntries(fixture.redis, first, "workers", numberedBodies(50));
+    await fixture.redis.set(`${prefix}:lease`, "me");
+    const controller = new AbortController();
+    let fenceReads = 0;
+    const term: LeaderTerm = {
+      signal: controller.signal,
+      fencingToken: 1,
+      // The stop arrives while the first group is being swept (after its first page).
+      get fence() {
+        fenceReads += 1;
+        if (fenceReads === 2) controller.abort();
+        return { key: `${prefix}:lease`, value: "me" };
+      },
+    };
+    const registry = new Registry();
+    const metrics = createJanitorMetrics(registry, "test");
+    const supervisor = new Supervisor({
+      groups: [groupConfig(first), groupConfig(`${prefix}:second`)],
+      redis: registerScripts(fixture.redis),
+      logger: pino({ level: "silent" }),
+      metrics,
+      intervalMs: 60_000,
+      batchSize: 10,
+      maxScriptMs: 2,
+      maxEntriesPerGroup: 100_000,
+      consumerName: "stream-janitor",
+      currentTerm: () => term,
+    });
+
+    const results = (await supervisor.supervise(term)) ?? [];
+
+    expect(results.map((r) => [r.interrupted, r.complete, r.error])).toEqual([
+      [true, false, undefined],
+      [true, false, undefined],
+    ]);
+    expect(results[0]?.pages).toBeGreaterThan(0);
+    const failures = await registry.getSingleMetric("stream_janitor_sweep_failures_total")?.get();
+    expect(failures?.values.filter((sample) => sample.value > 0)).toEqual([]);
+  });
+
+  it("lets an interrupted one-shot `sweep` exit 0 with the groups marked interrupted", async () => {
+    const prefix = uniquePrefix("cli-stop");
+    const stream = `${prefix}:stream`;
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(5_000));
+    const config = testConfig(fixture.server.url, prefix, [{ minIdleMs: 1 }], {
+      sweep: {
+        intervalMs: 100,
+        batchSize: 1,
+        maxScriptMs: 2,
+        maxEntriesPerGroup: 1_000_000,
+        consumerName: "stream-janitor",
+      },
+    });
+    const file = await writeConfigFile(config);
+    cleanups.push(file.remove);
+    const cli = new URL("../../dist/cli.js", import.meta.url).pathname;
+    const child = spawn(process.execPath, [cli, "sweep", "--config", file.path, "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, "exit");
+
+    const pendingCount = async (): Promise<number> =>
+      ((await fixture.redis.xpending(stream, "workers")) as [number])[0];
+    await waitFor(async () => (await pendingCount()) < 4_990, {
+      what: `the sweep to be under way (${stderr})`,
+    });
+    child.kill("SIGTERM");
+    const [code] = (await exited) as [number | null];
+
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout) as { groups: Record<string, unknown>[] };
+    expect(summary.groups[0]).toMatchObject({ complete: false, interrupted: true });
+    expect(summary.groups[0]).not.toHaveProperty("error");
+    expect(await pendingCount()).toBeGreaterThan(0);
+  });
+});

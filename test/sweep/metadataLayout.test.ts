@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
+import { addStuckEntries, streamEntries } from "../support/fabricatePel.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+
+const fixture = useRedisServer();
+
+type Entry = [id: string, fields: string[]];
+
+/** A consumer as often written with ioredis: the payload is the first field, read by position. */
+function firstField(entry: Entry): [string | undefined, string | undefined] {
+  const [, [name, value]] = entry;
+  return [name, value];
+}
+
+/** Reads the next new entry as `consumer`, then crashes: the entry stays pending, idle. */
+async function readAndCrash(stream: string, consumer: string): Promise<Entry> {
+  const reply = (await fixture.redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    consumer,
+    "COUNT",
+    1,
+    "STREAMS",
+    stream,
+    ">",
+  )) as [string, Entry[]][];
+  const entry = reply[0]?.[1][0];
+  if (entry === undefined) throw new Error("nothing to read");
+  await fixture.redis.call(
+    "XCLAIM",
+    stream,
+    "workers",
+    consumer,
+    0,
+    entry[0],
+    "IDLE",
+    3_600_000,
+    "JUSTID",
+  );
+  return entry;
+}
+
+describe("metadata after the original fields", () => {
+  it("gives a positional reader the same first field in the original, a copy, and a copy of a copy of a copy", async () => {
+    const stream = uniquePrefix("positional");
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const originalId = await fixture.redis.xadd(
+      stream,
+      "*",
+      "payload",
+      '{"order":42}',
+      "kind",
+      "order",
+    );
+    const group = groupConfig(stream, { maxDeliveries: 10 });
+    const seen: Entry[] = [await readAndCrash(stream, "reader")];
+
+    for (let requeue = 1; requeue <= 3; requeue += 1) {
+      const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+      expect(result).toMatchObject({ requeued: 1 });
+      seen.push(await readAndCrash(stream, "reader"));
+    }
+
+    expect(seen.map(firstField)).toEqual(Array(4).fill(["payload", '{"order":42}']));
+    expect(seen[3]?.[1]).toEqual([
+      "payload",
+      '{"order":42}',
+      "kind",
+      "order",
+      "x-original-id",
+      originalId,
+      "x-delivery-count",
+      "3",
+    ]);
+  });
+
+  it("moves metadata-named fields of the original from the middle to the end, once", async () => {
+    const stream = uniquePrefix("middle");
+    const body = [
+      "a",
+      "1",
+      "x-original-id",
+      "first-life",
+      "b",
+      "2",
+      "x-delivery-count",
+      "2",
+      "c",
+      "3",
+    ];
+    await addStuckEntries(fixture.redis, stream, "workers", [body], { deliveries: 1 });
+    await addStuckEntries(fixture.redis, stream, "dead-letters", [body], { deliveries: 1 });
+    const requeue = groupConfig(stream, { requeueStream: `${stream}:copies` });
+    const deadLetter = groupConfig(stream, {
+      group: "dead-letters",
+      action: "dead-letter",
+      deadLetterStream: `${stream}:dead`,
+    });
+
+    await sweepOnce(requeue, sweepContext(fixture.redis), neverAborted);
+    await sweepOnce(deadLetter, sweepContext(fixture.redis), neverAborted);
+
+    const [copy] = await streamEntries(fixture.redis, requeue.requeueStream);
+    expect(copy?.raw).toEqual([
+      "a",
+      "1",
+      "b",
+      "2",
+      "c",
+      "3",
+      "x-original-id",
+      "first-life",
+      "x-delivery-count",
+      "3",
+    ]);
+    const [dead] = await streamEntries(fixture.redis, deadLetter.deadLetterStream);
+    expect(dead?.raw.slice(0, 6)).toEqual(["a", "1", "b", "2", "c", "3"]);
+    expect(dead?.raw.slice(6).filter((_, i) => i % 2 === 0)).toEqual([
+      "x-original-id",
+      "x-original-stream",
+      "x-original-group",
+      "x-delivery-count",
+      "x-dead-letter-reason",
+      "x-dead-lettered-at",
+      "x-last-consumer",
+    ]);
+    expect(dead?.fields.get("x-original-id")).toBe("first-life");
+    expect(dead?.fields.get("x-delivery-count")).toBe("3");
+  });
+});

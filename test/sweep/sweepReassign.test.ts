@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
+import {
+  addStuckEntries,
+  numberedBodies,
+  pendingEntries,
+  streamEntries,
+} from "../support/fabricatePel.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+import { waitFor } from "../support/waitFor.js";
+
+const fixture = useRedisServer();
+/** Short enough that the test waits (on state) only a few times this long. */
+const MIN_IDLE_MS = 40;
+
+async function consumerIdle(stream: string): Promise<Map<string, number>> {
+  const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "workers")) as unknown[][];
+  return new Map(reply.map((flat) => [String(flat[1]), Number(flat[5])]));
+}
+
+/** Waits until every pending entry and every consumer has been quiet for MIN_IDLE_MS. */
+async function waitUntilIdle(stream: string, consumers = true): Promise<void> {
+  await waitFor(
+    async () => {
+      const pending = await pendingEntries(fixture.redis, stream, "workers");
+      const idle = [...(await consumerIdle(stream)).values()];
+      return (
+        pending.every((e) => e.idleMs >= MIN_IDLE_MS) &&
+        (!consumers || idle.every((ms) => ms >= MIN_IDLE_MS))
+      );
+    },
+    { what: "entries and consumers to be idle" },
+  );
+}
+
+/** A healthy consumer: reads one fresh entry and acknowledges it (so it is seen alive). */
+async function consumeOneFresh(stream: string, consumer: string): Promise<void> {
+  await fixture.redis.xadd(stream, "*", "fresh", consumer);
+  const reply = (await fixture.redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    consumer,
+    "COUNT",
+    1,
+    "STREAMS",
+    stream,
+    ">",
+  )) as [string, [string, string[]][]][];
+  const id = reply[0]?.[1][0]?.[0] ?? "";
+  await fixture.redis.xack(stream, "workers", id);
+}
+
+describe("reassign liveness", () => {
+  it("never takes the janitor's own claims for a sign of life: two dead consumers keep their entries, untouched", async () => {
+    const stream = uniquePrefix("dead-pair");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "dead-a",
+    });
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "dead-b",
+    });
+    await waitUntilIdle(stream);
+    const before = (await pendingEntries(fixture.redis, stream, "workers")).map((e) => [
+      e.id,
+      e.consumer,
+      e.deliveries,
+    ]);
+    const group = groupConfig(stream, { action: "reassign", minIdleMs: MIN_IDLE_MS });
+
+    // Back to back: the first sweep's XCLAIMs (putting entries back) reset the owners' idle time
+    // on Redis 7.0, which made them look alive to the next sweep.
+    for (let sweep = 0; sweep < 4; sweep += 1) {
+      const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+      expect(result).toMatchObject({ reassigned: 0, leftPending: 20, claimed: 20 });
+    }
+
+    const after = await pendingEntries(fixture.redis, stream, "workers");
+    expect(after.map((e) => [e.id, e.consumer, e.deliveries])).toEqual(before);
+    expect(after.every((e) => e.idleMs >= MIN_IDLE_MS)).toBe(true);
+  });
+
+  it("spreads hand-offs over the live consumers, counts each as a delivery, and dead-letters at maxDeliveries", async () => {
+    const stream = uniquePrefix("handoffs");
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "crashed",
+    });
+    const group = groupConfig(stream, {
+      action: "reassign",
+      minIdleMs: MIN_IDLE_MS,
+      maxDeliveries: 3,
+    });
+    const context = sweepContext(fixture.redis);
+    const rounds = [];
+    // Two consumers stay healthy (they read and acknowledge new work) but never re-read their
+    // own PEL: what is handed to them stays pending, and becomes idle again.
+    for (let round = 1; round <= 3; round += 1) {
+      await waitUntilIdle(stream, false);
+      await consumeOneFresh(stream, "live-1");
+      await consumeOneFresh(stream, "live-2");
+      const result = await sweepOnce(group, context, neverAborted);
+      const pending = (await pendingEntries(fixture.redis, stream, "workers")).filter((e) =>
+        ids.includes(e.id),
+      );
+      rounds.push({ result, pending });
+    }
+
+    const [first, second, third] = rounds;
+    expect(first?.result).toMatchObject({ reassigned: 10, deadLettered: 0 });
+    const firstOwners = first?.pending.map((e) => e.consumer) ?? [];
+    expect(firstOwners.filter((c) => c === "live-1")).toHaveLength(5);
+    expect(firstOwners.filter((c) => c === "live-2")).toHaveLength(5);
+    expect(first?.pending.every((e) => e.deliveries === 2)).toBe(true);
+    // Never back to the same owner.
+    expect(second?.result).toMatchObject({ reassigned: 10, deadLettered: 0 });
+    expect(second?.pending.map((e) => e.consumer)).toEqual(
+      firstOwners.map((c) => (c === "live-1" ? "live-2" : "live-1")),
+    );
+    expect(second?.pending.every((e) => e.deliveries === 3)).toBe(true);
+    expect(third?.result).toMatchObject({ reassigned: 0, deadLetteredMaxDeliveries: 10 });
+    expect(third?.pending).toEqual([]);
+    const deadLetters = await streamEntries(fixture.redis, group.deadLetterStream);
+    expect(deadLetters.map((e) => e.fields.get("x-delivery-count"))).toEqual(
+      Array<string>(10).fill("3"),
+    );
+  });
+});
