@@ -8,7 +8,7 @@ import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { useRedisCluster, type RedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
-import { testConfig } from "../support/testConfig.js";
+import { clusterTestConfig } from "../support/clusterTestConfig.js";
 import { waitFor } from "../support/waitFor.js";
 
 const running: DaemonProcess[] = [];
@@ -17,16 +17,6 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((daemon) => daemon.kill()));
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
-
-function clusterConfig(
-  cluster: RedisCluster,
-  prefix: string,
-  groups: Parameters<typeof testConfig>[2],
-  overrides: Parameters<typeof testConfig>[3] = {},
-): JanitorConfig {
-  const config = testConfig(cluster.seedUrl, prefix, groups, overrides);
-  return { ...config, redis: { ...config.redis, mode: "cluster", nodes: [...cluster.seedNodes] } };
-}
 
 async function configPath(config: JanitorConfig): Promise<string> {
   const file = await writeConfigFile(config);
@@ -69,10 +59,10 @@ describe("the daemon on Redis Cluster (three masters)", () => {
   it("refuses, with exit 78, a group whose keys would span two hash slots", async () => {
     const stream = uniquePrefix("orders");
     const path = await configPath(
-      clusterConfig(fixture.cluster, stream, [{ stream, requeueStream: `${stream}:retry` }]),
+      clusterTestConfig(fixture.cluster, stream, [{ stream, requeueStream: `${stream}:retry` }]),
     );
     // The same configuration is fine on one server, where every key is reachable from a script.
-    const standalone = clusterConfig(fixture.cluster, stream, [
+    const standalone = clusterTestConfig(fixture.cluster, stream, [
       { stream, requeueStream: `${stream}:retry` },
     ]);
     standalone.redis = { ...standalone.redis, mode: "standalone", nodes: [] };
@@ -97,7 +87,7 @@ describe("the daemon on Redis Cluster (three masters)", () => {
       originals.set(stream, await addStuckEntries(redis, stream, "workers", numberedBodies(1000)));
     const total = 1000 * streams.length;
     const path = await configPath(
-      clusterConfig(
+      clusterTestConfig(
         cluster,
         prefix,
         streams.map((stream) => ({ stream, minIdleMs: 60_000 })),
@@ -180,7 +170,7 @@ describe("the daemon on Redis Cluster (three masters)", () => {
     const streams = cluster.keysOnEveryMaster(prefix);
     for (const stream of streams)
       await addStuckEntries(redis, stream, "workers", numberedBodies(3));
-    const base = clusterConfig(
+    const base = clusterTestConfig(
       cluster,
       prefix,
       streams.map((stream) => ({ stream, action: "monitor" as const })),

@@ -7,7 +7,20 @@ import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { keySlot } from "../../src/redis/keySlot.js";
+import {
+  clusterInfo,
+  keysOnEveryMaster,
+  MASTERS,
+  slotKeyTag,
+  slotOwners,
+  slotRange,
+  waitForOneSlotMap,
+  waitForReplicasInSync,
+} from "./clusterSlots.js";
+import { beginSlotMigration, type SlotMigration as MigrationSteps } from "./slotMigration.js";
 import { waitFor } from "./waitFor.js";
+
+export { slotKeyTag };
 
 /** One redis-server of the test cluster. */
 export interface ClusterNode {
@@ -46,10 +59,8 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-export interface SlotMigration {
+export interface SlotMigration extends MigrationSteps {
   readonly from: ClusterNode;
-  moveKeys(keys: readonly string[]): Promise<void>;
-  finish(): Promise<void>;
 }
 
 export interface ClusterOptions {
@@ -57,34 +68,18 @@ export interface ClusterOptions {
   replicas?: boolean;
 }
 
-const SLOTS = 16384;
-/** Small, so that a node that stops answering is marked failed (and failed over) quickly. */
-const NODE_TIMEOUT_MS = 500;
-const MASTERS = 3;
-
-/** The slot range of master i out of n, as `redis-cli --cluster create` lays them out. */
-function slotRange(i: number, n: number): [number, number] {
-  const size = SLOTS / n;
-  return [Math.round(i * size), Math.round((i + 1) * size) - 1];
-}
-
-async function clusterInfo(redis: Redis): Promise<Map<string, string>> {
-  const text = await redis.call("CLUSTER", "INFO");
-  const fields = new Map<string, string>();
-  for (const line of String(text).split("\r\n")) {
-    const colon = line.indexOf(":");
-    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1));
-  }
-  return fields;
-}
-
-/** The owner's port of every slot, as one node sees it (CLUSTER SLOTS). */
-async function slotOwners(redis: Redis): Promise<Int32Array> {
-  const owners = new Int32Array(SLOTS).fill(-1);
-  const reply = (await redis.call("CLUSTER", "SLOTS")) as [number, number, [string, number]][];
-  for (const [start, end, [, port]] of reply) owners.fill(port, start, end + 1);
-  return owners;
-}
+const NODE_ARGS = [
+  "--cluster-enabled",
+  "yes",
+  "--cluster-config-file",
+  "nodes.conf",
+  // Small, so that a node that stops answering is marked failed (and failed over) quickly.
+  "--cluster-node-timeout",
+  "500",
+  // The other masters keep serving their slots while one of them is down.
+  "--cluster-require-full-coverage",
+  "no",
+];
 
 /**
  * A real Redis Cluster on loopback: three masters (and optionally a replica each), joined with
@@ -117,37 +112,29 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   };
 
   try {
-    const nodes: ClusterNode[] = [];
-    for (let i = 0; i < count; i += 1) {
-      const port = await freePort();
-      const dir = join(root, String(port));
-      await mkdir(dir);
-      const child = await spawnRedisServer({
-        port,
-        dir,
-        extraArgs: [
-          "--cluster-enabled",
-          "yes",
-          "--cluster-config-file",
-          "nodes.conf",
-          "--cluster-node-timeout",
-          String(NODE_TIMEOUT_MS),
-          // The other masters keep serving their slots while one of them is down.
-          "--cluster-require-full-coverage",
-          "no",
-        ],
-      });
-      children.push(child);
-      const client = (): Redis => {
-        const redis = new Redis({ port, host: "127.0.0.1", protocol: 2, maxRetriesPerRequest: 1 });
-        redis.on("error", () => undefined);
-        clients.push(redis);
-        return redis;
-      };
-      const admin = client();
-      const id = String(await admin.call("CLUSTER", "MYID"));
-      nodes.push({ port, address: `127.0.0.1:${port}`, id, process: child, client });
-    }
+    // Started side by side: each start waits for its server to answer.
+    const nodes = await Promise.all(
+      Array.from({ length: count }, async (): Promise<ClusterNode> => {
+        const port = await freePort();
+        const dir = join(root, String(port));
+        await mkdir(dir);
+        const child = await spawnRedisServer({ port, dir, extraArgs: NODE_ARGS });
+        children.push(child);
+        const client = (): Redis => {
+          const redis = new Redis({
+            port,
+            host: "127.0.0.1",
+            protocol: 2,
+            maxRetriesPerRequest: 1,
+          });
+          redis.on("error", () => undefined);
+          clients.push(redis);
+          return redis;
+        };
+        const id = String(await client().call("CLUSTER", "MYID"));
+        return { port, address: `127.0.0.1:${port}`, id, process: child, client };
+      }),
+    );
     const admins = nodes.map((node) => node.client());
     const masters = nodes.slice(0, MASTERS);
     await Promise.all(
@@ -191,7 +178,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       async ownerOf(key) {
         const slot = keySlot(key);
         for (const [i, admin] of admins.entries()) {
-          const child = children[i] as ChildProcess;
+          const child = (nodes[i] as ClusterNode).process;
           if (child.exitCode !== null || child.signalCode !== null) continue;
           const owners = await slotOwners(admin);
           const owner = nodes.find((node) => node.port === owners[slot]);
@@ -199,91 +186,34 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
         }
         throw new Error(`no node owns slot ${slot}`);
       },
-      keysOnEveryMaster(prefix) {
-        const keys: (string | undefined)[] = masters.map(() => undefined);
-        for (let n = 0; keys.includes(undefined); n += 1) {
-          const key = `${prefix}:${n}`;
-          const slot = keySlot(key);
-          const index = masters.findIndex((_, i) => {
-            const [start, end] = slotRange(i, MASTERS);
-            return slot >= start && slot <= end;
-          });
-          keys[index] ??= key;
-        }
-        return keys as string[];
-      },
+      keysOnEveryMaster,
       async startMigration(slot, to) {
         const from = await cluster.ownerOf(`{${slotKeyTag(slot)}}`);
         if (from === to) throw new Error(`slot ${slot} is on ${to.address} already`);
         const source = admins[nodes.indexOf(from)] as Redis;
         const target = admins[nodes.indexOf(to)] as Redis;
-        await target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", from.id);
-        await source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", to.id);
-        const moveKeys = async (keys: readonly string[]): Promise<void> => {
-          if (keys.length === 0) return;
-          await source.call("MIGRATE", "127.0.0.1", to.port, "", 0, 5000, "KEYS", ...keys);
-        };
-        return {
-          from,
-          moveKeys,
-          async finish() {
-            for (;;) {
-              const keys = (await source.call("CLUSTER", "GETKEYSINSLOT", slot, 100)) as string[];
-              if (keys.length === 0) break;
-              await moveKeys(keys);
-            }
-            // The target first, as redis-cli does, so it owns the slot before anyone redirects.
-            await target.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
-            await source.call("CLUSTER", "SETSLOT", slot, "NODE", to.id);
-            // The other masters learn it now rather than by gossip (replicas follow theirs).
-            for (const [i, admin] of admins.entries())
-              if (admin !== source && admin !== target && isRunning(children[i]))
-                await admin
-                  .call("CLUSTER", "SETSLOT", slot, "NODE", to.id)
-                  .catch((error: unknown) => {
-                    if (!(error instanceof Error && /only with masters/u.test(error.message)))
-                      throw error;
-                  });
-          },
-        };
+        const others = admins.filter(
+          (admin, i) => admin !== source && admin !== target && isRunning(nodes[i]?.process),
+        );
+        const steps = await beginSlotMigration({
+          slot,
+          source: { id: from.id, admin: source },
+          target: { id: to.id, port: to.port, admin: target },
+          others,
+        });
+        return { from, ...steps };
       },
       async migrateSlot(slot, to) {
         if ((await cluster.ownerOf(`{${slotKeyTag(slot)}}`)) === to) return;
         await (await cluster.startMigration(slot, to)).finish();
       },
       async waitUntilStable() {
-        await waitFor(
-          async () => {
-            let reference: Int32Array | undefined;
-            for (const [i, admin] of admins.entries()) {
-              if (!isRunning(children[i])) continue;
-              if ((await clusterInfo(admin)).get("cluster_state") !== "ok") return false;
-              const owners = await slotOwners(admin);
-              if (owners.includes(-1)) return false;
-              if (reference !== undefined && !owners.every((port, s) => port === reference?.[s]))
-                return false;
-              reference = owners;
-            }
-            return true;
-          },
-          { what: "cluster_state:ok and one slot map on every node" },
-        );
+        await waitForOneSlotMap(admins.filter((_, i) => isRunning(nodes[i]?.process)));
       },
       stop,
     };
     await cluster.waitUntilStable();
-    if (count > MASTERS) {
-      await waitFor(
-        async () => {
-          for (const admin of admins.slice(MASTERS)) {
-            const text = String(await admin.call("INFO", "replication"));
-            if (!text.includes("master_link_status:up")) return false;
-          }
-          return true;
-        },
-        { what: "every replica to be in sync" },
-      );
-    }
+    if (count > MASTERS) await waitForReplicasInSync(admins.slice(MASTERS));
     return cluster;
   } catch (error) {
     await stop();
@@ -293,11 +223,6 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
 
 function isRunning(child: ChildProcess | undefined): boolean {
   return child !== undefined && child.exitCode === null && child.signalCode === null;
-}
-
-/** A hash tag whose slot is `slot` (found by search; slots are few). */
-export function slotKeyTag(slot: number): string {
-  for (let n = 0; ; n += 1) if (keySlot(`s${n}`) === slot) return `s${n}`;
 }
 
 /** One cluster per test file: started before its tests, stopped after them. */
