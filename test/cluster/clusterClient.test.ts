@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { pipelinePerNode } from "../../src/metrics/pipelinePerNode.js";
+import { connectionOfKey } from "../../src/redis/connectionOfKey.js";
 import { createClusterClient } from "../../src/redis/createClusterClient.js";
 import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
@@ -90,5 +91,19 @@ describe("cluster client and per-node pipelines (three masters)", () => {
       frozen.process.kill("SIGCONT");
     }
     await cluster.waitUntilStable();
+  });
+
+  it("connectionOfKey gives the connection to the master serving the key (for WAIT)", async () => {
+    const { cluster } = fixture;
+    const redis = janitorClient();
+    const keys = cluster.keysOnEveryMaster(uniquePrefix("wait"));
+    for (const key of keys) await redis.set(key, "written");
+    for (const key of keys) {
+      const connection = connectionOfKey(redis, key);
+      expect(connection.options.port).toBe((await cluster.ownerOf(key)).port);
+      // WAIT on that connection counts the write just made there (no replicas here: 0 of 0).
+      expect(await connection.call("WAIT", 0, 100)).toBe(0);
+      expect(await connection.get(key)).toBe("written");
+    }
   });
 });

@@ -6,7 +6,7 @@ import { slotFenceKey } from "../../src/sweep/slotFence.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { useRedisCluster, type RedisCluster } from "../support/redisCluster.js";
+import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
 import { clusterTestConfig } from "../support/clusterTestConfig.js";
 import { waitFor } from "../support/waitFor.js";
@@ -191,6 +191,12 @@ describe("the daemon on Redis Cluster (three masters)", () => {
       const samples = await samplesByStream(daemon, pending);
       expect(performance.now() - startedAt).toBeLessThan(2000);
       expect([...samples.keys()].sort()).toEqual([streams[0], streams[2]].sort());
+      // Not even "unreadable": nothing is known about the silent master's groups.
+      const readable = await samplesByStream(daemon, "stream_janitor_group_readable");
+      expect(Object.fromEntries(readable)).toEqual({
+        [streams[0] ?? ""]: 1,
+        [streams[2] ?? ""]: 1,
+      });
       expect(await daemon.metric("stream_janitor_redis_up")).toBe(1);
     } finally {
       silent.process.kill("SIGCONT");

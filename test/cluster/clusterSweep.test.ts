@@ -9,7 +9,7 @@ import { slotFenceKey } from "../../src/sweep/slotFence.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
 import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
-import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
@@ -129,6 +129,21 @@ describe("sweeps on Redis Cluster (three masters)", () => {
     expect(final.map((r) => r.deadLettered)).toEqual([3, 3, 0]);
     for (const group of groups)
       await expectExactlyOnce(redis, { ...group, originalIds: fresh.get(group) ?? [] });
+  });
+
+  it("refuses, before claiming anything, a group whose keys span two slots (a discovered one)", async () => {
+    const [stream] = fixture.cluster.keysOnEveryMaster(uniquePrefix("span"));
+    if (stream === undefined) throw new Error("unreachable");
+    const group = groupConfig(stream, { requeueStream: `${stream}:retry` });
+    await addStuckEntries(redis, stream, group.group, numberedBodies(3));
+    const [result] = await sweepAll(
+      [group],
+      sweepContext(redis, { fence: slotFence(7) }),
+      neverAborted,
+    );
+    expect(result).toMatchObject({ errorKind: "refused", claimed: 0 });
+    expect(result?.error).toContain(`"{${stream}}:retry"`);
+    expect(await pendingEntries(redis, stream, group.group)).toHaveLength(3);
   });
 
   it("the lease works on a cluster client and its terms fence per slot", async () => {

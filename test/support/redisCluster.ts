@@ -79,6 +79,9 @@ const NODE_ARGS = [
   // The other masters keep serving their slots while one of them is down.
   "--cluster-require-full-coverage",
   "no",
+  // Replicas sync at once (the default waits 5 s for more replicas to share one transfer).
+  "--repl-diskless-sync-delay",
+  "0",
 ];
 
 /**
