@@ -13,6 +13,7 @@ import { registerScripts, type ScriptedRedis } from "../../src/redis/scriptedRed
 import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
 import { slotFenceKey } from "../../src/sweep/slotFence.js";
 import { addDeadLetters, fieldValue, rawEntries } from "../operator/deadLetterFixtures.js";
+import { aclLinesForTest } from "../support/aclFile.js";
 import { clusterTestConfig } from "../support/clusterTestConfig.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
@@ -201,25 +202,43 @@ describe("operations on Redis Cluster (three masters)", () => {
     ).toBe(true);
   });
 
-  it("a daemon on Cluster: SIGHUP adds groups and retention on other masters; inspect names it as the lease holder", async () => {
+  it("a daemon on Cluster under the ACL user: SIGHUP adds groups and retention on other masters; inspect (read-only user) names it as the lease holder", async () => {
     const { cluster } = fixture;
     const prefix = uniquePrefix("reload");
     const streams = cluster.keysOnEveryMaster(`${prefix}:s`);
     for (const stream of streams)
       await addStuckEntries(redis, stream, "workers", numberedBodies(5));
     const [first, second, third] = streams as [string, string, string];
-    const before = clusterTestConfig(cluster, prefix, [{ stream: first }]);
+    // Under the least-privilege users of deploy/redis/stream-janitor.acl, loaded on every master.
+    const password = "cluster-acl-secret";
+    const masters = cluster.masters.map((node) => node.client());
+    for (const line of await aclLinesForTest(password, [`${prefix}:*`, `{${prefix}:*`])) {
+      const [, ...rules] = line.split(" ");
+      for (const master of masters) await master.call("ACL", "SETUSER", ...rules);
+    }
+    for (const master of masters) await master.call("ACL", "LOG", "RESET");
+    const asUser = (config: JanitorConfig, username: string): JanitorConfig => ({
+      ...config,
+      redis: { ...config.redis, username, password },
+    });
+    const before = asUser(
+      clusterTestConfig(cluster, prefix, [{ stream: first }]),
+      "stream-janitor",
+    );
     const path = await configPath(before);
     const daemon = await DaemonProcess.start(path);
     cleanups.push(() => daemon.kill());
     await waitFor(async () => (await pending(redis, first)) === 0, { what: "the first sweep" });
     expect(await pending(redis, second)).toBe(5);
 
-    const after = clusterTestConfig(
-      cluster,
-      prefix,
-      streams.map((stream) => ({ stream })),
-      { retention: [{ stream: third, maxLen: 2, maxAgeMs: 0 }] },
+    const after = asUser(
+      clusterTestConfig(
+        cluster,
+        prefix,
+        streams.map((stream) => ({ stream })),
+        { retention: [{ stream: third, maxLen: 2, maxAgeMs: 0 }] },
+      ),
+      "stream-janitor",
     );
     await writeFile(path, JSON.stringify(after));
     daemon.signal("SIGHUP");
@@ -238,7 +257,8 @@ describe("operations on Redis Cluster (three masters)", () => {
     for (const stream of streams)
       expect(await redis.get(slotFenceKey(stream, before.lease.key))).toBe(token);
 
-    const inspect = await runCli(["inspect", "--config", path, "--json"]);
+    const operator = await configPath(asUser(after, "stream-janitor-operator"));
+    const inspect = await runCli(["inspect", "--config", operator, "--json"]);
     expect(inspect.code).toBe(0);
     const report = JSON.parse(inspect.stdout) as {
       lease: Record<string, unknown>;
@@ -253,5 +273,6 @@ describe("operations on Redis Cluster (three masters)", () => {
     expect(report.groups.map((group) => [group.stream, group.error, group.pending])).toEqual(
       streams.map((stream) => [stream, undefined, 0]),
     );
+    for (const master of masters) expect(await master.call("ACL", "LOG")).toEqual([]);
   });
 });
