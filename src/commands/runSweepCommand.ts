@@ -4,7 +4,7 @@ import { Supervisor } from "../daemon/Supervisor.js";
 import { Lease } from "../lease/Lease.js";
 import { createLogger } from "../logging/createLogger.js";
 import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
-import { createRedisClient } from "../redis/createRedisClient.js";
+import { connectRedis, isCluster } from "../redis/connectRedis.js";
 import { detectCapabilities } from "../redis/detectCapabilities.js";
 import { registerScripts } from "../redis/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
@@ -43,8 +43,7 @@ export async function runSweepCommand(
   // Logs go to stderr, with or without --json: stdout carries the summary only.
   const logger = createLogger(config.log.level, process.stderr);
   const connection = (name: string, commandTimeoutMs: number, failFast = false) =>
-    createRedisClient({
-      ...config.redis,
+    connectRedis(config.redis, {
       connectionName: `stream-janitor:${name}`,
       commandTimeoutMs,
       logger,
@@ -52,7 +51,12 @@ export async function runSweepCommand(
     });
   const sweepRedis = registerScripts(connection("sweep", 10_000));
   const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
-  const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
+  const lease = new Lease({
+    redis: leaseRedis,
+    ...config.lease,
+    logger,
+    fencePerSlot: isCluster(config.redis),
+  });
   let supervisor: Supervisor | undefined;
   const onSignal = (): void => void supervisor?.stop();
   process.on("SIGTERM", onSignal);

@@ -25,10 +25,8 @@ export async function checkRedisSettings(redis: RedisConfig): Promise<void> {
 
 function checkTopology(redis: RedisConfig): void {
   if (redis.mode === "cluster") {
-    const expected = "standalone or sentinel (cluster is not supported by this version yet)";
-    throw new ConfigError("redis.mode", redis.mode, expected);
-  }
-  if (redis.mode === "sentinel") {
+    checkClusterTopology(redis);
+  } else if (redis.mode === "sentinel") {
     if (redis.nodes.length === 0) {
       const expected = 'at least one Sentinel ("host:port") when redis.mode is sentinel';
       throw new ConfigError("redis.nodes", redis.nodes, expected);
@@ -45,6 +43,27 @@ function checkTopology(redis: RedisConfig): void {
     const key = redis.nodes.length > 0 ? "redis.nodes" : "redis.masterName";
     const value = redis.nodes.length > 0 ? redis.nodes : redis.masterName;
     throw new ConfigError(key, value, "empty unless redis.mode is sentinel or cluster");
+  }
+}
+
+/** Cluster: `url` is one seed node (`nodes` more); the cluster tells the client the rest. */
+function checkClusterTopology(redis: RedisConfig): void {
+  if (redis.masterName !== "") {
+    throw new ConfigError(
+      "redis.masterName",
+      redis.masterName,
+      "empty unless redis.mode is sentinel",
+    );
+  }
+  if (redis.url.startsWith("unix:")) {
+    const expected = "redis:// or rediss:// in cluster mode (a seed node the others can name)";
+    throw new ConfigError("redis.url", redis.url, expected);
+  }
+  // Redis Cluster serves database 0 only; SELECT n fails on every node.
+  const db = new URL(redis.url).pathname.replace(/^\//u, "");
+  if (db !== "" && db !== "0") {
+    const expected = "no database, or /0, in cluster mode (Redis Cluster has only database 0)";
+    throw new ConfigError("redis.url", redis.url, expected);
   }
 }
 

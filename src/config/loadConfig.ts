@@ -19,6 +19,7 @@ import { readSmallFile } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
 import { checkRetention } from "./checkRetention.js";
 import type { DiscoverConfig, GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
+import { clusterSlotProblems } from "../sweep/slotRule.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */
@@ -48,6 +49,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
   const merged = mergeWithConvict(sections, env, badEnv, problems);
   const config: JanitorConfig = { ...merged, groups, discover, retention };
   checkCrossKeyRules(config, problems, badSections);
+  // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
+  // (Only on a clean groups list: a dropped entry would shift the indexes the problems name.)
+  if (config.redis.mode === "cluster" && !badSections.has("groups")) {
+    for (const error of clusterSlotProblems(config.groups)) problems.add(error);
+  }
   if (!badSections.has("http")) {
     const hostProblem = await checkHostResolves(config.http.host);
     if (hostProblem !== undefined) problems.add(hostProblem);

@@ -1,13 +1,13 @@
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { JanitorConfig } from "../config/types.js";
 import { startHttpServer } from "../http/createHttpServer.js";
 import { Lease } from "../lease/Lease.js";
 import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
 import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
-import { createRedisClient } from "../redis/createRedisClient.js";
-import { registerScripts } from "../redis/scriptedRedis.js";
+import { connectRedis, isCluster } from "../redis/connectRedis.js";
+import { registerScripts, type RedisClient } from "../redis/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
+import { slotRefusal } from "../sweep/slotRule.js";
 import { keysOutsideSourceSlot, resolveGroup, type ResolvedGroup } from "../sweep/resolveGroup.js";
 import { createScrapeRefresher } from "../metrics/createScrapeRefresher.js";
 import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
@@ -67,9 +67,8 @@ export async function startDaemon(
     const registry = new JanitorRegistry();
     const metrics = createJanitorMetrics(registry, version);
     const maintenanceMetrics = createMaintenanceMetrics(registry);
-    const connection = (name: string, commandTimeoutMs: number, failFast = false): Redis => {
-      const client = createRedisClient({
-        ...config.redis,
+    const connection = (name: string, commandTimeoutMs: number, failFast = false): RedisClient => {
+      const client = connectRedis(config.redis, {
         connectionName: `stream-janitor:${name}`,
         commandTimeoutMs,
         logger,
@@ -88,6 +87,13 @@ export async function startDaemon(
     const reloadGauge = createReloadGauge(registry);
     const warnOutsideSlot = (groups: readonly ResolvedGroup[]): void => {
       for (const group of groups) {
+        if (isCluster(config.redis)) {
+          // Listed groups were refused at load already; a discovered one is refused by sweeps.
+          const refusal = slotRefusal(group);
+          if (refusal !== undefined)
+            logger.error({ stream: group.stream, group: group.group }, refusal);
+          continue;
+        }
         const outside = keysOutsideSourceSlot(group);
         if (outside.length > 0) {
           logger.warn(
@@ -111,7 +117,14 @@ export async function startDaemon(
     teardown.push("metrics", () => refresher.stop());
     const discoveryRedis = connection("discovery", DISCOVERY_COMMAND_TIMEOUT_MS);
     const nodes = scanNodesOf(discoveryRedis);
-    const discovery = new Discovery({ nodes, groupSet, config, logger, registry });
+    const discovery = new Discovery({
+      nodes,
+      follow: discoveryRedis,
+      groupSet,
+      config,
+      logger,
+      registry,
+    });
     teardown.push("discovery", () => discovery.stop());
     const http = await startHttpServer({
       ...config.http,
@@ -220,7 +233,12 @@ export async function startDaemon(
       // After the listed groups' check: discovered ones (thousands, maybe) are checked by sweeps.
       await discovery.start();
       if (bootController.signal.aborted) return;
-      const lease = new Lease({ redis: leaseRedis, ...config.lease, logger });
+      const lease = new Lease({
+        redis: leaseRedis,
+        ...config.lease,
+        logger,
+        fencePerSlot: isCluster(config.redis),
+      });
       const started = new Supervisor({
         groups: groupSet,
         redis: sweepRedis,

@@ -10,9 +10,12 @@ import {
 } from "./discoverGroups.js";
 import { createDiscoveryMetrics, type DiscoveryMetrics } from "./discoveryMetrics.js";
 import type { ScanNodes } from "./scanNodes.js";
+import type { RedisClient } from "../redis/scriptedRedis.js";
 
 export interface DiscoveryOptions {
   nodes: ScanNodes;
+  /** On Cluster, the client that follows redirections (see scanDiscoverPatterns). */
+  follow?: RedisClient;
   /** The daemon's list of groups: discovery installs listed + discovered groups into it. */
   groupSet: GroupSet;
   config: DiscoveryInput;
@@ -107,7 +110,7 @@ export class Discovery {
     const startedAt = this.now();
     let scan: DiscoveryScan;
     try {
-      scan = await scanDiscoverPatterns(this.options.nodes, config);
+      scan = await scanDiscoverPatterns(this.options.nodes, config, this.options.follow);
     } catch (error) {
       this.metrics.scanFailures.inc();
       const message = error instanceof Error ? error.message : String(error);

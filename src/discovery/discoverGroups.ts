@@ -66,8 +66,21 @@ function groupNames(reply: unknown): string[] {
   });
 }
 
-/** XINFO GROUPS of each match, pipelined per node; a stream deleted since the SCAN has none. */
-async function readGroups(matches: readonly Match[]): Promise<Map<string, string[]>> {
+/**
+ * A Cluster node answers MOVED or ASK for a key whose slot is migrating, or moved since the SCAN
+ * (an importing node holds keys it does not serve yet): the key exists, elsewhere.
+ */
+const REDIRECTED = /^(MOVED|ASK|TRYAGAIN)\b/u;
+
+/**
+ * XINFO GROUPS of each match, pipelined per node; a stream deleted since the SCAN has none. A
+ * redirected one is asked again through `follow` (the Cluster client, which follows MOVED and
+ * ASK), so a slot migration never makes a stream's groups vanish for one scan.
+ */
+async function readGroups(
+  matches: readonly Match[],
+  follow: RedisClient | undefined,
+): Promise<Map<string, string[]>> {
   const groups = new Map<string, string[]>();
   for (let start = 0; start < matches.length; start += XINFO_CHUNK) {
     const chunk = matches.slice(start, start + XINFO_CHUNK);
@@ -78,11 +91,24 @@ async function readGroups(matches: readonly Match[]): Promise<Map<string, string
         const pipeline = node.pipeline();
         for (const { stream } of nodeMatches) pipeline.call("XINFO", "GROUPS", stream);
         const replies = (await pipeline.exec()) ?? [];
+        const redirected: string[] = [];
         nodeMatches.forEach(({ stream }, index) => {
           const [error, reply] = replies[index] ?? [null, []];
+          if (error !== null && follow !== undefined && REDIRECTED.test(error.message)) {
+            redirected.push(stream);
+            return;
+          }
           // "no such key": deleted between SCAN and XINFO. WRONGTYPE: recreated as another type.
           groups.set(stream, error === null ? groupNames(reply) : []);
         });
+        for (const stream of redirected) {
+          // A failure here fails the scan: the groups found before stay rather than vanish.
+          const reply = await follow?.call("XINFO", "GROUPS", stream).catch((error: unknown) => {
+            if (error instanceof Error && /no such key|WRONGTYPE/u.test(error.message)) return [];
+            throw error;
+          });
+          groups.set(stream, groupNames(reply));
+        }
       }),
     );
   }
@@ -125,11 +151,13 @@ const byName = (a: ResolvedGroup, b: ResolvedGroup): number =>
 
 /**
  * One scan of every pattern on every node: `SCAN ... MATCH ... TYPE stream` with a bounded
- * COUNT, then `XINFO GROUPS` per match, group names filtered by glob here. Read-only.
+ * COUNT, then `XINFO GROUPS` per match, group names filtered by glob here. Read-only. `follow`:
+ * the client that follows Cluster redirections, for streams whose node redirected the XINFO.
  */
 export async function scanDiscoverPatterns(
   nodes: ScanNodes,
   config: DiscoveryInput,
+  follow?: RedisClient,
 ): Promise<DiscoveryScan> {
   const scan: DiscoveryScan = {
     discovered: [],
@@ -139,7 +167,7 @@ export async function scanDiscoverPatterns(
   };
   if (config.discover.length === 0) return scan;
   const matches = new Map<string, Match>();
-  for (const node of nodes()) {
+  for (const node of await nodes()) {
     for (const [patternIndex, entry] of config.discover.entries()) {
       for (const stream of await scanStreams(node, entry.match)) {
         if (!matches.has(stream)) matches.set(stream, { stream, patternIndex, node });
@@ -147,7 +175,7 @@ export async function scanDiscoverPatterns(
     }
   }
   scan.streamsMatched = matches.size;
-  const groupsByStream = await readGroups([...matches.values()]);
+  const groupsByStream = await readGroups([...matches.values()], follow);
   const groupMatchers = config.discover.map((entry) => compileGlob(entry.groups));
 
   const listed = config.groups.map(resolveGroup);
@@ -194,6 +222,6 @@ export async function discoverGroups(
   redis: RedisClient,
   config: DiscoveryInput,
 ): Promise<ResolvedGroup[]> {
-  const scan = await scanDiscoverPatterns(scanNodesOf(redis), config);
+  const scan = await scanDiscoverPatterns(scanNodesOf(redis), config, redis);
   return combineGroups(config, scan.discovered);
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import type { Lock } from "redlock";
+import { connectionOfKey } from "../redis/connectionOfKey.js";
 import { ActiveTerm } from "./ActiveTerm.js";
 import { LeaseLock, type AcquireResult, type LeaseHolder } from "./LeaseLock.js";
 import { OutageLog } from "./OutageLog.js";
@@ -171,7 +172,11 @@ export class Lease extends EventEmitter<LeaseEvents> {
     }
     this.lastHolderSeen = "";
     const term = new ActiveTerm({
-      fence: { key: this.options.key, value: lock.value },
+      fence: {
+        key: this.options.key,
+        value: lock.value,
+        ...(this.options.fencePerSlot === true ? { slotToken: result.fencingToken } : {}),
+      },
       lock,
       fencingToken: result.fencingToken,
       acquireSentAt: sentAt,
@@ -211,7 +216,13 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private async replicated(): Promise<boolean> {
     const { waitReplicas = 0, waitTimeoutMs = 0 } = this.options;
     if (waitReplicas <= 0) return true;
-    const acknowledged = Number(await this.options.redis.call("WAIT", waitReplicas, waitTimeoutMs));
+    const acknowledged = Number(
+      await connectionOfKey(this.options.redis, this.options.key).call(
+        "WAIT",
+        waitReplicas,
+        waitTimeoutMs,
+      ),
+    );
     if (acknowledged >= waitReplicas) return true;
     this.log.warn(
       { acknowledged, waitReplicas, waitTimeoutMs },

@@ -1,8 +1,7 @@
 import { hostname } from "node:os";
-import type { Redis } from "ioredis";
 import Redlock, { ResourceLockedError, type Lock } from "redlock";
-import { hashTag } from "../redis/keySlot.js";
-import { registerScripts, type ScriptedRedis } from "../redis/scriptedRedis.js";
+import { sameSlotKey } from "../redis/keySlot.js";
+import { registerScripts, type RedisClient, type ScriptedRedis } from "../redis/scriptedRedis.js";
 
 /** Who holds the lease, as recorded at its acquisition. */
 export interface LeaseHolder {
@@ -19,11 +18,10 @@ export type AcquireResult =
 
 /**
  * Companion keys must live in the lease key's hash slot (a script touching keys of several slots
- * fails with CROSSSLOT on Redis Cluster). A key with a hash tag keeps it when suffixed; a key
- * without one hashes whole, so wrapping it in braces gives the same slot.
+ * fails with CROSSSLOT on Redis Cluster): see sameSlotKey.
  */
 export function companionKey(leaseKey: string, suffix: string): string {
-  return hashTag(leaseKey) === undefined ? `{${leaseKey}}:${suffix}` : `${leaseKey}:${suffix}`;
+  return sameSlotKey(leaseKey, suffix);
 }
 
 /**
@@ -44,7 +42,7 @@ export class LeaseLock {
   private readonly redis: ScriptedRedis;
   private readonly ttlMs: number;
 
-  constructor(redis: Redis, key: string, ttlMs: number) {
+  constructor(redis: RedisClient, key: string, ttlMs: number) {
     this.redis = registerScripts(redis);
     this.key = key;
     this.ttlMs = ttlMs;

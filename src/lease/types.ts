@@ -1,10 +1,10 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/scriptedRedis.js";
 import type { Logger } from "pino";
 import type { Timers } from "./timers.js";
 
 export interface LeaseOptions {
   /** A connection of its own, with a short commandTimeout: renewals must not queue behind sweeps. */
-  redis: Redis;
+  redis: RedisClient;
   key: string;
   /** Validated elsewhere: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs. */
   ttlMs: number;
@@ -17,6 +17,8 @@ export interface LeaseOptions {
    */
   waitReplicas?: number;
   waitTimeoutMs?: number;
+  /** Redis Cluster: fence per hash slot with the fencing token (see Fence). */
+  fencePerSlot?: boolean;
   /** Jitter source, [0, 1). */
   random?: () => number;
   /** Monotonic clock in ms; performance.now() unless a test injects one. */
@@ -24,10 +26,19 @@ export interface LeaseOptions {
   timers?: Timers;
 }
 
-/** What mutating scripts check (`GET key == value`) before they change anything. */
+/**
+ * What mutating scripts check before they change anything. On one server (and under Sentinel)
+ * the lease itself: `GET key == value`. On Redis Cluster a script can only read keys of its own
+ * hash slot, and the lease key lives in another one, so `slotToken` is set instead and each
+ * script checks and raises a fence in its stream's slot (src/sweep/slotFence.ts).
+ */
 export interface Fence {
+  /** The lease key. */
   readonly key: string;
+  /** The lease value of this term. */
   readonly value: string;
+  /** Redis Cluster: this term's fencing token, checked per slot instead of the lease value. */
+  readonly slotToken?: number;
 }
 
 /** One term of leadership: act only while `signal` is not aborted. */

@@ -155,6 +155,8 @@ export function applyGroupGauges(
     metrics.streamLengthEntries.set(series.stream(stream), length);
   }
   for (const reading of snapshot.groups) {
+    // Cluster: the group's node did not answer. No sample at all rather than a wrong one.
+    if (reading.state === "unreachable") continue;
     const labels = series.group(reading.group);
     // Readability is known while Redis answers, for every group, readable or not.
     metrics.groupReadable.set(labels, reading.state === "ok" ? 1 : 0);

@@ -1,3 +1,4 @@
+import { Cluster } from "ioredis";
 import type { RedisClient } from "../redis/scriptedRedis.js";
 import {
   classifyReplyError,
@@ -16,7 +17,7 @@ import {
   type Command,
   type PipelineReply,
 } from "./runPipeline.js";
-import { runPipelineBatches } from "./runPipelineBatches.js";
+import { runReadPipeline } from "./runReadPipeline.js";
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {
@@ -38,9 +39,13 @@ export interface GroupValues {
   deadLetterLength: number | undefined;
 }
 
+/**
+ * `unreachable`: on Redis Cluster, the node serving the group's slot did not answer (the others
+ * did). Nothing is known about the group then, not even whether it is readable.
+ */
 export type GroupReading =
   | { group: ResolvedGroup; state: "ok"; values: GroupValues }
-  | { group: ResolvedGroup; state: ReplyProblem; detail: string };
+  | { group: ResolvedGroup; state: ReplyProblem | "unreachable"; detail: string };
 
 export interface ScrapeSnapshot {
   /** Redis TIME, Unix ms: ages are measured on the clock that minted the ids. */
@@ -64,6 +69,9 @@ interface GroupSlots {
 
 function problem(group: ResolvedGroup, error: unknown): GroupReading {
   const failure = error instanceof Error ? error : new Error(String(error));
+  if (failure instanceof RedisUnavailableError) {
+    return { group, state: "unreachable", detail: failure.message };
+  }
   return { group, state: classifyReplyError(failure), detail: failure.message };
 }
 
@@ -87,6 +95,9 @@ export interface ReadOptions {
  * XREVRANGE and XINFO STREAM are never used, not even inside a script, where a 50 MB body costs
  * Redis about a second to copy. Throws RedisUnavailableError when Redis does not answer; a
  * missing or mistyped key only marks its own groups.
+ *
+ * Redis Cluster: the same commands, one pipeline per node (runReadPipeline), all bounded by the
+ * same timeout; a node that does not answer marks only the groups it serves `unreachable`.
  */
 export async function readGroupSnapshots(
   redis: RedisClient,
@@ -111,14 +122,15 @@ export async function readGroupSnapshots(
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
     });
   }
-  const replies = await runPipelineBatches(redis, commands, {
-    timeoutMs: options.timeoutMs,
-    batchSize: options.batchSize,
-  });
-  // A connection that dies halfway fails the commands it still owed with non-Redis errors.
-  for (const reply of replies) {
-    if (reply.error && !isReplyError(reply.error))
-      throw new RedisUnavailableError(reply.error.message);
+  const replies = await runReadPipeline(redis, commands, options.timeoutMs, options.batchSize);
+  // A connection that dies halfway fails the commands it still owed with non-Redis errors. On
+  // Cluster those are the commands of one node: only the groups it serves lose their samples.
+  const perNode = redis instanceof Cluster;
+  for (const [index, reply] of replies.entries()) {
+    if (!reply.error || isReplyError(reply.error)) continue;
+    if (!perNode) throw new RedisUnavailableError(reply.error.message);
+    if (!(reply.error instanceof RedisUnavailableError))
+      replies[index] = { error: new RedisUnavailableError(reply.error.message) };
   }
   const at = (index: number): PipelineReply => {
     const reply = replies[index];

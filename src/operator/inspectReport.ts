@@ -1,6 +1,8 @@
 import type { JanitorConfig, RetentionConfig } from "../config/types.js";
 import { companionKey } from "../lease/LeaseLock.js";
 import { readGroupSnapshots, type GroupReading } from "../metrics/readGroupSnapshots.js";
+import type { Command, PipelineReply } from "../metrics/runPipeline.js";
+import { runReadPipeline } from "../metrics/runReadPipeline.js";
 import type { RedisClient } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import { compareStreamIds, streamIdMs } from "./streamIds.js";
@@ -130,25 +132,26 @@ export async function readInspectReport(
   const snapshot = await readGroupSnapshots(redis, groups, { timeoutMs, perConsumer: true });
   const tokenKey = companionKey(config.lease.key, "token");
   const holderKey = companionKey(config.lease.key, "holder");
-  const pipeline = redis.pipeline();
-  pipeline.get(config.lease.key);
-  pipeline.pttl(config.lease.key);
-  pipeline.get(tokenKey);
-  pipeline.hgetall(holderKey);
+  const commands: Command[] = [
+    ["GET", config.lease.key],
+    ["PTTL", config.lease.key],
+    ["GET", tokenKey],
+    ["HGETALL", holderKey],
+  ];
   // Unlike the scrape, inspect may read single entries (ids are all it keeps): the first dead
   // letter, the stream's first entry and the first entry after the group's last-delivered id.
   for (const reading of snapshot.groups) {
     const { group } = reading;
-    pipeline.xrange(group.deadLetterStream, "-", "+", "COUNT", 1);
-    pipeline.xrange(group.stream, "-", "+", "COUNT", 1);
+    commands.push(["XRANGE", group.deadLetterStream, "-", "+", "COUNT", 1]);
+    commands.push(["XRANGE", group.stream, "-", "+", "COUNT", 1]);
     const after = reading.state === "ok" ? `(${reading.values.lastDeliveredId}` : "+";
-    pipeline.xrange(group.stream, after, "+", "COUNT", 1);
+    commands.push(["XRANGE", group.stream, after, "+", "COUNT", 1]);
   }
-  const replies = (await pipeline.exec()) ?? [];
-  const value = replies[0]?.[1];
-  const ttl = Number(replies[1]?.[1]);
-  const token = replies[2]?.[1];
-  const holder = (replies[3]?.[1] ?? {}) as Record<string, string>;
+  // On Cluster these keys live on several nodes: one pipeline per node (the lease key and its
+  // companions share one slot, so the holder record is read from the node holding the lease).
+  const replies = await runReadPipeline(redis, commands, timeoutMs);
+  const [value, ttl, token] = [0, 1, 2].map((index) => replies[index]?.value);
+  const holder = hgetallRecord(replies[3]?.value);
   const lease: LeaseInspection = {
     key: config.lease.key,
     held: typeof value === "string",
@@ -160,13 +163,11 @@ export async function readInspectReport(
       if (holder.pid !== undefined && /^\d+$/u.test(holder.pid))
         lease.holderPid = Number(holder.pid);
     }
-    if (ttl >= 0) lease.timeLeftMs = ttl;
+    if (Number(ttl) >= 0) lease.timeLeftMs = Number(ttl);
   }
-  const firstId = (reply: [Error | null, unknown] | undefined): string | undefined => {
-    const [error, entries] = reply ?? [null, []];
-    return error === null && Array.isArray(entries)
-      ? (entries[0] as [string, unknown] | undefined)?.[0]
-      : undefined;
+  const firstId = (reply: PipelineReply | undefined): string | undefined => {
+    const entries = reply?.value;
+    return Array.isArray(entries) ? (entries[0] as [string, unknown] | undefined)?.[0] : undefined;
   };
   const inspections = snapshot.groups.map((reading, index) => {
     const first = firstId(replies[4 + 3 * index]);
@@ -185,4 +186,16 @@ export async function readInspectReport(
     );
   });
   return { nowMs: snapshot.nowMs, lease, groups: inspections };
+}
+
+/** HGETALL's reply: ioredis turns it into an object; a flat [field, value, ...] list otherwise. */
+function hgetallRecord(reply: unknown): Record<string, string> {
+  if (!Array.isArray(reply)) {
+    return typeof reply === "object" && reply !== null ? (reply as Record<string, string>) : {};
+  }
+  const record: Record<string, string> = {};
+  for (let index = 0; index + 1 < reply.length; index += 2) {
+    record[String(reply[index])] = String(reply[index + 1]);
+  }
+  return record;
 }

@@ -1,5 +1,6 @@
 import type { Fence } from "../lease/types.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import { fenceArguments } from "../sweep/slotFence.js";
 
 export interface ReapRequest {
   stream: string;
@@ -30,7 +31,10 @@ export async function reapConsumers(
   redis: ScriptedRedis,
   request: ReapRequest,
 ): Promise<ReapSummary> {
-  const keys = [request.stream, ...(request.fence === undefined ? [] : [request.fence.key])];
+  // One server: the lease; Redis Cluster: the fence in the stream's own slot (slotFence.ts).
+  const fence =
+    request.fence === undefined ? undefined : fenceArguments(request.fence, request.stream);
+  const keys = [request.stream, ...(fence === undefined ? [] : [fence.key])];
   const reply = await redis.sjReapConsumers(
     keys.length,
     ...keys,
@@ -38,7 +42,7 @@ export async function reapConsumers(
     request.idleMs,
     request.protectedConsumer,
     request.dryRun ? "1" : "0",
-    request.fence?.value ?? "",
+    fence?.value ?? "",
   );
   if (!Array.isArray(reply) || reply.length < 3 || !Array.isArray(reply[0])) {
     throw new Error(`unexpected reapConsumers reply: ${JSON.stringify(reply)}`);

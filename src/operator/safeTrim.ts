@@ -1,5 +1,6 @@
 import type { Fence } from "../lease/types.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import { fenceArguments } from "../sweep/slotFence.js";
 import type { Progress } from "./progress.js";
 
 export interface TrimRequest {
@@ -74,7 +75,10 @@ function parseTrimPage(reply: unknown): TrimPage {
  * run pages through the same decisions without writing.
  */
 export async function safeTrim(redis: ScriptedRedis, request: TrimRequest): Promise<TrimSummary> {
-  const keys = [request.stream, ...(request.fence === undefined ? [] : [request.fence.key])];
+  // One server: the lease; Redis Cluster: the fence in the stream's own slot (slotFence.ts).
+  const fence =
+    request.fence === undefined ? undefined : fenceArguments(request.fence, request.stream);
+  const keys = [request.stream, ...(fence === undefined ? [] : [fence.key])];
   const pageSize = request.pageSize ?? TRIM_PAGE_SIZE;
   const summary: TrimSummary = {
     stream: request.stream,
@@ -96,7 +100,7 @@ export async function safeTrim(redis: ScriptedRedis, request: TrimRequest): Prom
           request.maxAgeMs,
           pageSize,
           request.dryRun ? "1" : "0",
-          request.fence?.value ?? "",
+          fence?.value ?? "",
           request.dryRun ? summary.removed : 0,
           cursor,
         ),

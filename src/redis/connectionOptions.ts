@@ -45,7 +45,7 @@ export function endpointOptions(settings: RedisEndpointSettings): RedisOptions {
 }
 
 /** redis.username, else the URL's user; redis.password, else the URL's password. */
-function credentialsOf(
+export function credentialsOf(
   settings: RedisEndpointSettings,
   url: URL,
 ): Pick<RedisOptions, "username" | "password"> {

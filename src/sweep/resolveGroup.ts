@@ -1,5 +1,5 @@
 import type { GroupConfig } from "../config/types.js";
-import { hashTag, keySlot } from "../redis/keySlot.js";
+import { hashTag, keySlot, sameSlotKey } from "../redis/keySlot.js";
 
 /** A configured group with its target keys worked out. */
 export interface ResolvedGroup extends GroupConfig {
@@ -41,7 +41,8 @@ export function resolveGroup(group: GroupConfig): ResolvedGroup {
       group.deadLetterStream === ""
         ? defaultDeadLetterStream(group.stream)
         : group.deadLetterStream,
-    touchesKey: keyInSourceSlot(group.stream, `janitor-touches:${group.group}`),
+    // Internal, so its name may be anything: sameSlotKey keeps it in the slot whatever the name.
+    touchesKey: sameSlotKey(group.stream, `janitor-touches:${group.group}`),
     id: `${group.stream}/${group.group}`,
   };
 }

@@ -7,6 +7,7 @@ import { PageSizer } from "./PageSizer.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
 import type { Fence } from "../lease/types.js";
 import { classifySweepError } from "./sweepErrors.js";
+import { slotRefusal } from "./slotRule.js";
 import { runSweepPage, type PageResult } from "./sweepPageScript.js";
 
 export interface SweepContext {
@@ -132,7 +133,11 @@ export async function sweepOnce(
       result.complete = true;
       return result;
     }
-    const refusal = await checkRequeueTarget(context.redis, group);
+    // A fence per slot means Redis Cluster, where one script cannot reach keys of two slots:
+    // listed groups were refused at start-up already, discovered ones are refused here.
+    const refusal =
+      (context.fence()?.slotToken === undefined ? undefined : slotRefusal(group)) ??
+      (await checkRequeueTarget(context.redis, group));
     if (refusal !== undefined) {
       result.error = refusal;
       result.errorKind = "refused";

@@ -2,6 +2,7 @@ import type { GroupAction } from "../config/types.js";
 import type { Fence } from "../lease/types.js";
 import type { ScriptArg, ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
+import { fenceArguments } from "./slotFence.js";
 
 /**
  * The interface of src/redis/scripts/sweepPage.lua, in one place: the typed request, the
@@ -59,7 +60,8 @@ function scriptAction(action: GroupAction): string {
 export function sweepPageArgs(request: PageRequest): ScriptArg[] {
   const { group, fence } = request;
   const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
-  if (fence !== undefined) keys.push(fence.key);
+  const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
+  if (fenceArgs !== undefined) keys.push(fenceArgs.key);
   const argv: Record<string, string | number> = {
     group: group.group,
     consumer: request.janitorConsumer,
@@ -72,7 +74,7 @@ export function sweepPageArgs(request: PageRequest): ScriptArg[] {
     maxDeliveries: group.maxDeliveries,
     action: scriptAction(group.action),
     deadLetterMaxLen: group.deadLetterMaxLen,
-    fence: fence?.value ?? "",
+    fence: fenceArgs?.value ?? "",
     rotation: request.rotation,
   };
   return [keys.length, ...keys, ...Object.entries(argv).flat()];

@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
@@ -32,9 +33,9 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 /**
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
- * on a 1,000,000-entry PEL).
+ * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server).
  */
-const OPTIONAL: Record<string, Scenario> = { o: operatorScenario };
+const OPTIONAL: Record<string, Scenario> = { o: operatorScenario, c: clusterScenario };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8 or o`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8, o or c`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 export type MetadataLayout = "metadata-first" | "metadata-last";
 
@@ -45,7 +45,7 @@ export function originalFields(n: number): Buffer[] {
 
 /** Dead letters in the layout the janitor writes (metadata first today, last after issue 14). */
 export async function addDeadLetters(
-  redis: Redis,
+  redis: Redis | Cluster,
   spec: DeadLetterSpec,
 ): Promise<FabricatedDeadLetter[]> {
   const added: FabricatedDeadLetter[] = [];
@@ -87,7 +87,10 @@ export async function addDeadLetters(
 }
 
 /** Every entry of a stream with its fields as bytes. */
-export async function rawEntries(redis: Redis, stream: string): Promise<[string, Buffer[]][]> {
+export async function rawEntries(
+  redis: Redis | Cluster,
+  stream: string,
+): Promise<[string, Buffer[]][]> {
   const entries = (await redis.xrangeBuffer(stream, "-", "+")) as [Buffer, Buffer[]][];
   return entries.map(([id, fields]) => [id.toString(), fields]);
 }

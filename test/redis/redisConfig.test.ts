@@ -78,10 +78,22 @@ describe("redis.* configuration", () => {
 
   it.each([
     [
-      { mode: "cluster" },
-      "redis.mode",
-      "cluster",
-      "standalone or sentinel (cluster is not supported by this version yet)",
+      { mode: "cluster", masterName: "m" },
+      "redis.masterName",
+      "m",
+      "empty unless redis.mode is sentinel",
+    ],
+    [
+      { mode: "cluster", url: "unix:///run/redis.sock" },
+      "redis.url",
+      "unix:///run/redis.sock",
+      "redis:// or rediss:// in cluster mode (a seed node the others can name)",
+    ],
+    [
+      { mode: "cluster", url: "redis://seed:7000/2" },
+      "redis.url",
+      "redis://seed:7000/2",
+      "no database, or /0, in cluster mode (Redis Cluster has only database 0)",
     ],
     [
       { mode: "sentinel", masterName: "m" },
@@ -126,6 +138,12 @@ describe("redis.* configuration", () => {
     expect(String(error)).toMatch(
       /redis\.sentinelPasswordFile = "\/nonexistent": expected a readable file .*ENOENT/u,
     );
+  });
+
+  it("accepts cluster mode with one seed URL and more seed nodes", async () => {
+    const redis = { mode: "cluster", url: "redis://seed-1:7000", nodes: ["seed-2:7000"] };
+    const config = await loadContent(dir, { redis });
+    expect(config.redis).toMatchObject(redis);
   });
 
   it("accepts unix:///path URLs", async () => {

@@ -14,8 +14,19 @@ export async function aclFileForTest(
   password: string,
   keyPatterns: readonly string[],
 ): Promise<string> {
+  const adapted = await aclLinesForTest(password, keyPatterns);
+  const path = join(dir, "users.acl");
+  await writeFile(path, `${adapted.join("\n")}\n`);
+  return path;
+}
+
+/** The lines aclFileForTest writes (each `user <name> <rules>`, for ACL SETUSER on a Cluster). */
+export async function aclLinesForTest(
+  password: string,
+  keyPatterns: readonly string[],
+): Promise<string[]> {
   const lines = (await readFile(ACL_FILE, "utf8")).split("\n").filter((line) => line !== "");
-  const adapted = lines.map((line) => {
+  return lines.map((line) => {
     const tokens = line.split(" ");
     const readOnly = tokens.some((token) => token.startsWith("%R~"));
     const rules = tokens
@@ -24,9 +35,6 @@ export async function aclFileForTest(
     const keys = keyPatterns.map((pattern) => `${readOnly ? "%R" : ""}~${pattern}`);
     return [...rules, ...keys].join(" ");
   });
-  const path = join(dir, "users.acl");
-  await writeFile(path, `${adapted.join("\n")}\n`);
-  return path;
 }
 
 /** The user names the file defines, in order. */

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { pendingEntries, streamEntries } from "./fabricatePel.js";
 
 export interface ExactlyOnceTarget {
@@ -23,7 +23,7 @@ export interface ExactlyOnceOutcome {
  * with exactly one dead letter. Throws an error listing every entry that broke the rule.
  */
 export async function expectExactlyOnce(
-  redis: Redis,
+  redis: Redis | Cluster,
   target: ExactlyOnceTarget,
 ): Promise<ExactlyOnceOutcome> {
   const requeueStream = target.requeueStream ?? target.stream;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 export interface StuckOptions {
   consumer?: string;
@@ -15,7 +15,7 @@ export interface StuckOptions {
  * Nobody else may read the group while this runs.
  */
 export async function addStuckEntries(
-  redis: Redis,
+  redis: Redis | Cluster,
   stream: string,
   group: string,
   bodies: readonly (readonly (string | Buffer)[])[],
@@ -78,7 +78,7 @@ export interface PendingEntry {
 }
 
 export async function pendingEntries(
-  redis: Redis,
+  redis: Redis | Cluster,
   stream: string,
   group: string,
   count = 100_000,
@@ -93,14 +93,18 @@ export async function pendingEntries(
 }
 
 /** Fields of a stream entry as raw bytes, in order. */
-export async function entryFields(redis: Redis, stream: string, id: string): Promise<Buffer[]> {
+export async function entryFields(
+  redis: Redis | Cluster,
+  stream: string,
+  id: string,
+): Promise<Buffer[]> {
   const raw = (await redis.xrangeBuffer(stream, id, id)) as [Buffer, Buffer[]][];
   return raw[0]?.[1] ?? [];
 }
 
 /** Every entry of a stream as { id, fields } with string fields (for metadata checks). */
 export async function streamEntries(
-  redis: Redis,
+  redis: Redis | Cluster,
   stream: string,
 ): Promise<{ id: string; fields: Map<string, string>; raw: string[] }[]> {
   const entries = await redis.xrange(stream, "-", "+");

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { pino, type Logger } from "pino";
 import type { GroupConfig } from "../../src/config/types.js";
 import { registerScripts } from "../../src/redis/scriptedRedis.js";
@@ -35,7 +35,7 @@ export function captureLogger(): { logger: Logger; lines: Record<string, unknown
 }
 
 export function sweepContext(
-  redis: Redis,
+  redis: Redis | Cluster,
   overrides: Partial<Omit<SweepContext, "fence">> & { fence?: Fence } = {},
 ): SweepContext {
   const { fence, ...rest } = overrides;

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../../config/ConfigError.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import { createLogger } from "../../logging/createLogger.js";
-import { createRedisClient } from "../../redis/createRedisClient.js";
+import { connectRedis } from "../../redis/connectRedis.js";
 import { registerScripts } from "../../redis/scriptedRedis.js";
 import { EXIT } from "../exitCodes.js";
 import { consumersReapCommand } from "./consumersReapCommand.js";
@@ -114,8 +114,7 @@ export async function runOperatorCommand(
     process.stderr,
   );
   const redis = registerScripts(
-    createRedisClient({
-      ...config.redis,
+    connectRedis(config.redis, {
       connectionName: `stream-janitor:${command.words.join("-")}`,
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
       logger,

@@ -6,6 +6,8 @@ Scans the dead-letter stream after the cursor up to an end id fixed when the pur
 last dead letter then, or the newest id old enough for --older-than-ms, whichever is smaller) and
 deletes the dead letters of this stream/group (and reason, when given). Deleting is idempotent,
 so an interrupted purge is simply run again.
+Not fenced by the lease, like a redrive: it is run by an operator and only deletes dead letters,
+which the daemon never reads back. One key, so it runs on Redis Cluster as is.
 
 KEYS[1]  dead-letter stream
 KEYS[2]  optional fence key; when present it must hold ARGV[8] or nothing changes

@@ -12,13 +12,16 @@ server reports it, else `idle` (7.0: since the last interaction of any kind); a 
 `inactive` is -1 (never read anything) is judged by `idle`, so one that polls is kept.
 
 KEYS[1]  stream
-KEYS[2]  optional fence key (the lease key); when present it must hold ARGV[5] or nothing changes
+KEYS[2]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
+         ARGV[5] or nothing changes. Redis Cluster (ARGV[5] is 'token:<n>'): a key in the
+         stream's slot holding the highest fencing token that wrote there; a lower n changes
+         nothing, a higher one is stored before the first write
 
 ARGV[1]  group
 ARGV[2]  inactive at least this many ms
 ARGV[3]  protected consumer name, never deleted (the janitor's own consumer); empty for none
 ARGV[4]  1: dry run (report, delete nothing); 0: delete
-ARGV[5]  fence value (ignored without KEYS[2])
+ARGV[5]  fence value, or 'token:<n>' on Cluster (ignored without KEYS[2])
 
 Returns { reapedNames, keptWithPending, usedInactive }: usedInactive is 1 when the server
 reported `inactive`.
@@ -30,8 +33,23 @@ local minInactiveMs = tonumber(ARGV[2])
 local protected = ARGV[3]
 local dryRun = ARGV[4] == '1'
 
-if #KEYS >= 2 and redis.call('GET', KEYS[2]) ~= ARGV[5] then
-  return redis.error_reply('FENCED the lease is not held by this process')
+-- The fence (src/sweep/slotFence.ts). One server: the lease key must hold our value. Redis
+-- Cluster ('token:<n>'): a key in the stream's slot holds the highest fencing token that wrote
+-- there; a lower token changes nothing, a higher one is stored before the first write. Tokens
+-- are INCR results, far below 2^53: comparing them as numbers is exact.
+local fenceToken = nil
+if #KEYS >= 2 then
+  local fence = ARGV[5]
+  if string.sub(fence, 1, 6) == 'token:' then
+    fenceToken = tonumber(string.sub(fence, 7))
+    local highest = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+    if fenceToken < highest then
+      return redis.error_reply('FENCED a newer leader (fencing token ' .. highest .. ') wrote here')
+    end
+    if fenceToken == highest then fenceToken = nil end
+  elseif redis.call('GET', KEYS[2]) ~= fence then
+    return redis.error_reply('FENCED the lease is not held by this process')
+  end
 end
 
 local consumers = redis.pcall('XINFO', 'CONSUMERS', stream, group)
@@ -54,6 +72,8 @@ for _, flat in ipairs(consumers) do
 end
 
 if not dryRun then
+  -- Checks passed: this stream is now maintained under our token (see the fence above).
+  if fenceToken then redis.call('SET', KEYS[2], fenceToken) end
   for _, name in ipairs(reaped) do
     redis.call('XGROUP', 'DELCONSUMER', stream, group, name)
   end

@@ -15,6 +15,9 @@ x-redrive-count (the dead letter's own x-redrive-count + 1), x-redriven-at (Redi
 
 Not fenced by the lease: it is run by an operator, and it is safe next to the daemon (the daemon
 only appends to the dead-letter stream and never reads it back). The daemon passes no fence key.
+On Redis Cluster both keys share the source stream's hash slot (the slot rule, src/sweep/slotRule.ts,
+refuses any other layout at start-up), so the script runs on the node that owns them; no caller
+passes a fence key, which there would have to be the per-slot fence (src/sweep/slotFence.ts).
 
 KEYS[1]  dead-letter stream
 KEYS[2]  target stream (the group's requeueStream, or the source stream)

@@ -12,13 +12,16 @@ group misses an entry it has not read yet. The floor and the trim are in one scr
 can move between them. A stream without groups has no floor.
 
 KEYS[1]  stream
-KEYS[2]  optional fence key (the lease key); when present it must hold ARGV[5] or nothing changes
+KEYS[2]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
+         ARGV[5] or nothing changes. Redis Cluster (ARGV[5] is 'token:<n>'): a key in the
+         stream's slot holding the highest fencing token that wrote there; a lower n changes
+         nothing, a higher one is stored before the first write
 
 ARGV[1]  maxLen: keep at most this many entries (-1: no limit)
 ARGV[2]  maxAgeMs: remove entries older than this, on the Redis clock (0: no limit)
 ARGV[3]  pageSize: at most this many entries are removed per call
 ARGV[4]  1: dry run (count, write nothing); 0: trim
-ARGV[5]  fence value (ignored without KEYS[2])
+ARGV[5]  fence value, or 'token:<n>' on Cluster (ignored without KEYS[2])
 ARGV[6]  dry run only: entries counted by earlier calls (0 otherwise)
 ARGV[7]  dry run only: id after which this page starts (exclusive); '-' otherwise
 
@@ -39,8 +42,23 @@ local dryRun = ARGV[4] == '1'
 local counted = tonumber(ARGV[6]) or 0
 local start = ARGV[7] or '-'
 
-if #KEYS >= 2 and redis.call('GET', KEYS[2]) ~= ARGV[5] then
-  return redis.error_reply('FENCED the lease is not held by this process')
+-- The fence (src/sweep/slotFence.ts). One server: the lease key must hold our value. Redis
+-- Cluster ('token:<n>'): a key in the stream's slot holds the highest fencing token that wrote
+-- there; a lower token changes nothing, a higher one is stored before the first write. Tokens
+-- are INCR results, far below 2^53: comparing them as numbers is exact.
+local fenceToken = nil
+if #KEYS >= 2 then
+  local fence = ARGV[5]
+  if string.sub(fence, 1, 6) == 'token:' then
+    fenceToken = tonumber(string.sub(fence, 7))
+    local highest = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+    if fenceToken < highest then
+      return redis.error_reply('FENCED a newer leader (fencing token ' .. highest .. ') wrote here')
+    end
+    if fenceToken == highest then fenceToken = nil end
+  elseif redis.call('GET', KEYS[2]) ~= fence then
+    return redis.error_reply('FENCED the lease is not held by this process')
+  end
 end
 local keyType = redis.call('TYPE', stream)['ok']
 if keyType == 'none' then return { 0, 0, '', '', {}, 0 } end
@@ -48,6 +66,8 @@ if keyType ~= 'stream' then
   return redis.error_reply('WRONGTYPE ' .. stream .. ' holds a ' .. keyType .. ', not a stream')
 end
 
+-- Checks passed: this stream is now maintained under our token (see the fence above).
+if fenceToken and not dryRun then redis.call('SET', KEYS[2], fenceToken) end
 -- Ids are compared and stepped as decimal strings: Lua numbers are doubles, exact only to 2^53.
 local function splitId(id)
   local dash = string.find(id, '-', 1, true)

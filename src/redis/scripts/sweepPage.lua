@@ -18,7 +18,10 @@ KEYS[1]  source stream
 KEYS[2]  requeue target stream (the source itself by default)
 KEYS[3]  dead-letter stream
 KEYS[4]  touches hash: consumer -> Unix ms of the janitor's last XCLAIM to it (for reassign)
-KEYS[5]  optional fence key (the lease key); when present it must hold ARGV fence
+KEYS[5]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
+         ARGV fence or nothing changes. Redis Cluster (fence is 'token:<n>'): a key in the
+         source's slot holding the highest fencing token that wrote here; a lower n changes
+         nothing, a higher one is stored before the first write
 
 ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript.ts:
   group, consumer    the group, and the janitor's own consumer (it owns claimed entries only
@@ -32,7 +35,7 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript
   maxDeliveries      dead-letter once the deliveries reach it
   action             requeue | reassign | dead-letter
   deadLetterMaxLen   MAXLEN ~ cap of the dead-letter stream
-  fence              the value KEYS[5] must hold
+  fence              the value KEYS[5] must hold, or 'token:<n>' on Cluster
   rotation           round-robin offset among the live reassign candidates
 
 Returns a flat name/value list, parsed by parseSweepPageReply():
@@ -74,8 +77,20 @@ local function refuse(code, message)
   return redis.error_reply(code .. ' ' .. message)
 end
 
-if #KEYS >= 5 and redis.call('GET', KEYS[5]) ~= arg.fence then
-  return refuse('FENCED', 'the lease is not held by this process')
+-- The fence. Cluster: fencing tokens are INCR results, far below 2^53, so comparing them as
+-- numbers is exact; the fence is raised just before the first write (below).
+local fenceToken = nil
+if #KEYS >= 5 then
+  if string.sub(arg.fence, 1, 6) == 'token:' then
+    fenceToken = tonumber(string.sub(arg.fence, 7))
+    local highest = tonumber(redis.call('GET', KEYS[5]) or '0') or 0
+    if fenceToken < highest then
+      return refuse('FENCED', 'a newer leader (fencing token ' .. highest .. ') has swept this stream')
+    end
+    if fenceToken == highest then fenceToken = nil end
+  elseif redis.call('GET', KEYS[5]) ~= arg.fence then
+    return refuse('FENCED', 'the lease is not held by this process')
+  end
 end
 
 local function checkType(key, wanted, mayBeMissing)
@@ -131,6 +146,10 @@ for _, key in ipairs(writeTargets) do
       lastGeneratedId(key) .. '): XADD would fail; nothing was claimed')
   end
 end
+
+-- Checks passed. Raised even when this page finds nothing to do: the stream has been swept under
+-- this token, and a leader with a lower one must not write here any more.
+if fenceToken then redis.call('SET', KEYS[5], fenceToken) end
 
 ------------------------------------------------------------------------------------------------
 -- Reassign: live candidates, never fooled by the janitor's own XCLAIMs (on Redis 7.0 an XCLAIM

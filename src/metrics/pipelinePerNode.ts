@@ -1,0 +1,109 @@
+import type { Cluster } from "ioredis";
+import { keySlot } from "../redis/keySlot.js";
+import {
+  RedisUnavailableError,
+  runPipeline,
+  type Command,
+  type PipelineReply,
+} from "./runPipeline.js";
+
+/**
+ * Commands about one key (or keys of its slot); `key` decides which node they go to. Without a
+ * key (TIME) the batch goes to every node that gets a pipeline, and takes the first answer.
+ */
+export interface KeyedCommands {
+  readonly key: string | undefined;
+  readonly commands: readonly Command[];
+}
+
+/** The replies of one batch, in order, or why its node gave none (every reply is then unknown). */
+export type BatchOutcome =
+  | { readonly replies: PipelineReply[]; readonly node: string; readonly error?: undefined }
+  | { readonly error: RedisUnavailableError; readonly node: string; readonly replies?: undefined };
+
+/**
+ * Reads on Redis Cluster: a pipeline may only hold keys of one node, and one node that does not
+ * answer must not take the others' readings down with it. The batches are grouped by the node
+ * that serves each key's slot (the client's slot map), one pipeline per node, all sent at once
+ * and bounded together by timeoutMs. A node that fails or times out fails only its own batches;
+ * a reply from the wrong node (MOVED/ASK after a migration) is retried by ioredis before it
+ * reaches us, and a batch whose node left the map (a failover) is read from the new owner by
+ * the next scrape, never answered with a stale value.
+ */
+export async function pipelinePerNode(
+  redis: Cluster,
+  batches: readonly KeyedCommands[],
+  timeoutMs: number,
+): Promise<BatchOutcome[]> {
+  const deadline = performance.now() + timeoutMs;
+  await slotMap(redis, timeoutMs);
+  const byNode = new Map<string, number[]>();
+  const keyless: number[] = [];
+  batches.forEach((batch, index) => {
+    if (batch.key === undefined) {
+      keyless.push(index);
+      return;
+    }
+    const node = redis.slots[keySlot(batch.key)]?.[0] ?? "unknown";
+    const members = byNode.get(node);
+    if (members === undefined) byNode.set(node, [index]);
+    else members.push(index);
+  });
+  if (keyless.length > 0 && byNode.size === 0) {
+    const anyNode = redis.slots.find((owners) => owners.length > 0)?.[0] ?? "unknown";
+    byNode.set(anyNode, []);
+  }
+  const outcomes = new Array<BatchOutcome | undefined>(batches.length);
+  await Promise.all(
+    [...byNode].map(async ([node, own]) => {
+      const members = node === "unknown" ? own : [...keyless, ...own];
+      const commands = members.flatMap((index) => batches[index]?.commands ?? []);
+      try {
+        if (node === "unknown") throw new RedisUnavailableError("no node serves this slot");
+        const replies = await runPipeline(redis, commands, deadline - performance.now());
+        let offset = 0;
+        for (const index of members) {
+          const count = batches[index]?.commands.length ?? 0;
+          const mine = replies.slice(offset, offset + count);
+          offset += count;
+          // A keyless batch keeps the first answer without errors.
+          const earlier = outcomes[index];
+          if (earlier?.replies === undefined || earlier.replies.some((reply) => reply.error))
+            outcomes[index] = { node, replies: mine };
+        }
+      } catch (error) {
+        const failure =
+          error instanceof RedisUnavailableError
+            ? error
+            : new RedisUnavailableError(error instanceof Error ? error.message : String(error));
+        for (const index of members) outcomes[index] ??= { node, error: failure };
+      }
+    }),
+  );
+  return outcomes.map(
+    (outcome) =>
+      outcome ?? { node: "unknown", error: new RedisUnavailableError("no node was asked") },
+  );
+}
+
+/** The slot map arrives with the first connection; wait for it, within the same budget. */
+async function slotMap(redis: Cluster, timeoutMs: number): Promise<void> {
+  if (redis.slots.length > 0 && redis.status === "ready") return;
+  if (redis.status === "wait") redis.connect().catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        if (redis.slots.length > 0) resolve();
+        else redis.once("ready", () => resolve());
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new RedisUnavailableError(`no cluster slot map within ${timeoutMs} ms`));
+        }, timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

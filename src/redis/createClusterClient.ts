@@ -1,0 +1,109 @@
+import { Cluster } from "ioredis";
+import type { Logger } from "pino";
+import {
+  credentialsOf,
+  parseHostPort,
+  tlsOptions,
+  type RedisEndpointSettings,
+} from "./connectionOptions.js";
+import { clearConnectionError, recordConnectionError } from "./describeRedisFailure.js";
+import { withAclAdvice } from "./explainRedisError.js";
+
+export type ClusterClientOptions = RedisEndpointSettings & {
+  /** Shown in CLIENT LIST on every node. */
+  connectionName: string;
+  /** Bounds every command on every node (see createRedisClient). */
+  commandTimeoutMs: number;
+  logger: Logger;
+  /** As in createRedisClient: no resend across a reconnect (the lease). */
+  failFast?: boolean;
+};
+
+/** Delays between retries of a command the cluster asked us to retry (none of them ran). */
+const RETRY_DELAY_ON_TRY_AGAIN_MS = 100;
+const RETRY_DELAY_ON_CLUSTER_DOWN_MS = 200;
+const RETRY_DELAY_ON_FAILOVER_MS = 200;
+/** MOVED/ASK/TRYAGAIN/CLUSTERDOWN retries per command: about 2-3 s of a migration or failover. */
+const MAX_REDIRECTIONS = 16;
+
+/**
+ * A Redis Cluster client with the same options and failure behaviour as createRedisClient:
+ * `redis.url` is one seed node and `redis.nodes` more (any one that answers gives the slot map);
+ * the URL's scheme, credentials, ACL user and TLS files apply to every node.
+ *
+ * Redirections are the cluster telling us a command did not run where we sent it (MOVED and ASK
+ * after a slot migration, TRYAGAIN while a multi-key command's keys are split mid-migration,
+ * CLUSTERDOWN during a failover): ioredis retries those, which cannot run anything twice. A
+ * command whose connection closed may or may not have run: it is retried only when the caller
+ * can afford that (not failFast), which is safe for our scripts since each is idempotent.
+ */
+export function createClusterClient(options: ClusterClientOptions): Cluster {
+  const seed = new URL(options.url);
+  const isTls = seed.protocol === "rediss:";
+  const failFast = options.failFast === true;
+  const client = new Cluster(
+    [
+      { host: seed.hostname.replace(/^\[|\]$/gu, ""), port: Number(seed.port || 6379) },
+      ...(options.nodes ?? []).map(parseHostPort),
+    ],
+    {
+      scaleReads: "master",
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      maxRedirections: MAX_REDIRECTIONS,
+      retryDelayOnTryAgain: RETRY_DELAY_ON_TRY_AGAIN_MS,
+      retryDelayOnClusterDown: RETRY_DELAY_ON_CLUSTER_DOWN_MS,
+      // 0 disables ioredis' resend of a command whose connection closed (it may have run).
+      retryDelayOnFailover: failFast ? 0 : RETRY_DELAY_ON_FAILOVER_MS,
+      slotsRefreshTimeout: Math.max(options.commandTimeoutMs, 1000),
+      clusterRetryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+      redisOptions: {
+        ...credentialsOf(options, seed),
+        ...(isTls ? { tls: tlsOptions(options) } : {}),
+        connectionName: options.connectionName,
+        // CLIENT SETINFO (7.2+) is not in the least-privilege ACL: denied, it would fill ACL LOG.
+        disableClientInfo: true,
+        protocol: 2,
+        commandTimeout: options.commandTimeoutMs,
+        connectTimeout: Math.max(options.commandTimeoutMs, 1000),
+        maxRetriesPerRequest: failFast ? 0 : 1,
+        autoResendUnfulfilledCommands: !failFast,
+      },
+    },
+  );
+  adviseOnAclDenials(client);
+  let lastErrorLogged = "";
+  const logError = (error: Error, node?: string): void => {
+    recordConnectionError(client, error);
+    if (error.message === lastErrorLogged) return;
+    lastErrorLogged = error.message;
+    options.logger.warn(
+      { connection: options.connectionName, node, err: error },
+      "redis connection error",
+    );
+  };
+  client.on("error", (error: Error) => logError(error));
+  client.on("node error", (error: Error, node: string) => logError(error, node));
+  client.on("ready", () => {
+    clearConnectionError(client);
+    if (lastErrorLogged !== "")
+      options.logger.info({ connection: options.connectionName }, "redis connection restored");
+    lastErrorLogged = "";
+  });
+  return client;
+}
+
+/** As on one server: a NOPERM names the ACL rule to add, wherever the failure surfaces. */
+function adviseOnAclDenials(client: Cluster): void {
+  const send = client.sendCommand.bind(client);
+  const wrapped = new WeakSet<object>();
+  client.sendCommand = (command, ...rest) => {
+    // Redirections and the offline queue send the same command again: wrap it once.
+    if (!wrapped.has(command)) {
+      wrapped.add(command);
+      const reject = command.reject;
+      command.reject = (error: Error) => reject(withAclAdvice(error));
+    }
+    return send(command, ...rest);
+  };
+}
