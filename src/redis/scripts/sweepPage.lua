@@ -38,6 +38,7 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript
 Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
   deadLetteredAction, leftPending, handedOff (rotation advance), windows, durationUs,
+  claimUs (of durationUs, the time spent claiming and handling entries, not reading the PEL),
   ghosts (ids), oversized (ids), invalidCountIds (first 20 ids), invalidCounts (total),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
 Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
@@ -182,6 +183,7 @@ local function pickConsumer(owner)
 end
 
 ------------------------------------------------------------------------------------------------
+------------------------------------------------------------------------------------------------
 -- Writing copies: the original fields first, byte for byte and in order, then the metadata. A
 -- field of the original named like a metadata field is dropped from its place (the metadata
 -- carries its new value), so a copy of a copy keeps the user's fields in front.
@@ -190,8 +192,10 @@ local nowMsString = string.format('%d', math.floor(startedUs / 1000))
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
-local requeuePrefix = { 'XADD', target, '*' }
-local deadLetterPrefix = { 'XADD', deadLetters, 'MAXLEN', '~', arg.deadLetterMaxLen, '*' }
+-- The XADD argument lists, reused from entry to entry: a prefix, the fields, the metadata.
+local requeueArgs, requeuePrefix = { 'XADD', target, '*' }, 3
+local deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', arg.deadLetterMaxLen, '*' }
+local deadLetterPrefix = 6
 local requeueMetadata = { 'x-original-id', '', 'x-delivery-count', '' }
 local deadLetterMetadata = {
   'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
@@ -203,10 +207,27 @@ local function namesOf(metadata)
   for i = 1, #metadata, 2 do names[metadata[i]] = true end
   return names
 end
+-- The dead-letter names include the requeue names: an entry with none of them is copied as is.
 local requeueNames, deadLetterNames = namesOf(requeueMetadata), namesOf(deadLetterMetadata)
 
--- The one write path of requeue and dead-letter. `args` starts with the prefix and is reused.
-local function writeCopy(args, prefixLength, metadata, metadataNames, fields)
+-- The fast path, for entries without metadata-named fields (every first incarnation): their
+-- fields go straight into the arguments of the write the action makes, in the same pass that
+-- looks for those names.
+local likelyArgs, likelyPrefix = nil, 0
+if action == 'requeue' then
+  likelyArgs, likelyPrefix = requeueArgs, requeuePrefix
+elseif action == 'dead-letter' then
+  likelyArgs, likelyPrefix = deadLetterArgs, deadLetterPrefix
+end
+
+-- Appends the metadata after the first `n` values of `args` and writes the copy.
+local function writeWith(args, n, metadata)
+  for i = 1, #metadata do args[n + i] = metadata[i] end
+  redis.call(unpack(args, 1, n + #metadata))
+end
+
+-- The slow path: the fields not named like a metadata field, then the metadata.
+local function writeFiltered(args, prefixLength, metadata, metadataNames, fields)
   local n = prefixLength
   for i = 1, #fields, 2 do
     local name = fields[i]
@@ -216,8 +237,7 @@ local function writeCopy(args, prefixLength, metadata, metadataNames, fields)
       n = n + 2
     end
   end
-  for i = 1, #metadata do args[n + i] = metadata[i] end
-  redis.call(unpack(args, 1, n + #metadata))
+  writeWith(args, n, metadata)
 end
 
 ------------------------------------------------------------------------------------------------
@@ -225,12 +245,17 @@ end
 
 local result = {
   examined = 0, claimed = 0, requeued = 0, reassigned = 0, deadLetteredMaxDeliveries = 0,
-  deadLetteredAction = 0, leftPending = 0, windows = 0, invalidCounts = 0,
+  deadLetteredAction = 0, leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
 }
-local ghosts, oversized, invalidCountIds = {}, {}, {}
+-- Lists filled with explicit counts: `#list` is a search in Lua 5.1, not a field read.
+local ghosts, ghostCount = {}, 0
+local oversized, oversizedCount = {}, 0
+local invalidCountIds = {}
+local acks, ackCount = {}, 0
 local cursor = arg.cursor
 local claimedAny = false
 local failure = nil
+local NONE = {}
 
 -- Puts an entry back where it was: same owner, same idle time, same delivery count.
 local function restore(entry)
@@ -250,24 +275,61 @@ local function earlierDeliveries(id, value)
   return 0
 end
 
+-- Delivery counts as text, formatted once per value.
+local countTexts = {}
+local function countText(count)
+  local text = countTexts[count]
+  if not text then
+    text = string.format('%d', count)
+    countTexts[count] = text
+  end
+  return text
+end
+
 -- Handles one claimed entry completely: written and acknowledged, handed off, or put back.
-local function handle(id, fields, entry, acks)
-  if #fields > maxFieldValues then
+-- `entry` is its XPENDING line from before the claim: id, owner, idle time, deliveries.
+local function handle(id, fields, entry)
+  local fieldCount = #fields
+  if fieldCount > maxFieldValues then
     restore(entry)
-    oversized[#oversized + 1] = id
+    oversizedCount = oversizedCount + 1
+    oversized[oversizedCount] = id
     return
   end
   result.claimed = result.claimed + 1
-  local originalId, countValue = id, nil
-  for i = 1, #fields, 2 do
-    local name = fields[i]
-    if name == 'x-original-id' then
-      originalId = fields[i + 1]
-    elseif name == 'x-delivery-count' then
-      countValue = fields[i + 1]
+  -- One pass over the names; `plain` once no field is named like a metadata field.
+  local plain = true
+  if likelyArgs then
+    for i = 1, fieldCount, 2 do
+      local name = fields[i]
+      if deadLetterNames[name] then
+        plain = false
+        break
+      end
+      likelyArgs[likelyPrefix + i] = name
+      likelyArgs[likelyPrefix + i + 1] = fields[i + 1]
+    end
+  else
+    for i = 1, fieldCount, 2 do
+      if deadLetterNames[fields[i]] then
+        plain = false
+        break
+      end
     end
   end
-  local deliveries = earlierDeliveries(id, countValue) + entry[4]
+  local originalId, deliveries = id, entry[4]
+  if not plain then
+    local countValue = nil
+    for i = 1, fieldCount, 2 do
+      local name = fields[i]
+      if name == 'x-original-id' then
+        originalId = fields[i + 1]
+      elseif name == 'x-delivery-count' then
+        countValue = fields[i + 1]
+      end
+    end
+    deliveries = earlierDeliveries(id, countValue) + deliveries
+  end
   local reason = nil
   if deliveries >= maxDeliveries then
     reason = 'max-deliveries'
@@ -276,11 +338,16 @@ local function handle(id, fields, entry, acks)
   end
   if reason then
     deadLetterMetadata[2] = originalId
-    deadLetterMetadata[8] = string.format('%d', deliveries)
+    deadLetterMetadata[8] = countText(deliveries)
     deadLetterMetadata[10] = reason
     deadLetterMetadata[14] = entry[2]
-    writeCopy(deadLetterPrefix, 6, deadLetterMetadata, deadLetterNames, fields)
-    acks[#acks + 1] = id
+    if plain and likelyArgs == deadLetterArgs then
+      writeWith(deadLetterArgs, deadLetterPrefix + fieldCount, deadLetterMetadata)
+    else
+      writeFiltered(deadLetterArgs, deadLetterPrefix, deadLetterMetadata, deadLetterNames, fields)
+    end
+    ackCount = ackCount + 1
+    acks[ackCount] = id
     if reason == 'max-deliveries' then
       result.deadLetteredMaxDeliveries = result.deadLetteredMaxDeliveries + 1
     else
@@ -288,9 +355,14 @@ local function handle(id, fields, entry, acks)
     end
   elseif action == 'requeue' then
     requeueMetadata[2] = originalId
-    requeueMetadata[4] = string.format('%d', deliveries)
-    writeCopy(requeuePrefix, 3, requeueMetadata, requeueNames, fields)
-    acks[#acks + 1] = id
+    requeueMetadata[4] = countText(deliveries)
+    if plain then
+      writeWith(requeueArgs, requeuePrefix + fieldCount, requeueMetadata)
+    else
+      writeFiltered(requeueArgs, requeuePrefix, requeueMetadata, requeueNames, fields)
+    end
+    ackCount = ackCount + 1
+    acks[ackCount] = id
     result.requeued = result.requeued + 1
   else
     local consumer = pickConsumer(entry[2])
@@ -306,77 +378,108 @@ local function handle(id, fields, entry, acks)
   end
 end
 
-local function acknowledge(acks)
-  for first = 1, #acks, 1000 do
-    redis.call('XACK', source, group, unpack(acks, first, math.min(first + 999, #acks)))
+local function acknowledge()
+  for first = 1, ackCount, 1000 do
+    redis.call('XACK', source, group, unpack(acks, first, math.min(first + 999, ackCount)))
   end
+  ackCount = 0
+end
+
+-- Only to recover from an unforeseen error: the XPENDING line of a claimed id.
+local function lineOf(window, id)
+  for i = 1, #window do
+    if window[i][1] == id then return window[i] end
+  end
+  return nil
+end
+
+-- The entries of the last XAUTOCLAIM, and how many of them are handled.
+local claiming, handledCount = NONE, 0
+
+-- One run of idle entries next to each other in the PEL, window positions idle[first..last]:
+-- one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one up, so
+-- the claim never reaches past the run, whose owners are known, nor scans fresh entries). Its
+-- claimed and deleted ids come back in PEL order: matched against the run in one pass, without
+-- a lookup table. Returns the position after the last entry it accounted for.
+local function sweepRun(window, idle, first, last)
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle,
+    window[idle[first]][1], 'COUNT', last - first + 1)
+  local items, deleted = reply[2], reply[3] or NONE
+  claiming, handledCount = items, 0
+  local deletedCount = 0
+  local position = first
+  while position <= last do
+    local entry = window[idle[position]]
+    local id = entry[1]
+    local item = items[handledCount + 1]
+    if item and item[1] == id then
+      handle(id, item[2] or NONE, entry)
+      handledCount = handledCount + 1
+    elseif deleted[deletedCount + 1] == id then
+      deletedCount = deletedCount + 1
+      ghostCount = ghostCount + 1
+      ghosts[ghostCount] = id
+    else
+      break
+    end
+    position = position + 1
+  end
+  if deletedCount < #deleted or handledCount < #items then
+    for i = deletedCount + 1, #deleted do
+      ghostCount = ghostCount + 1
+      ghosts[ghostCount] = deleted[i]
+    end
+    error('XAUTOCLAIM answered outside its run at ' .. window[idle[first]][1])
+  end
+  if position == first then error('XAUTOCLAIM made no progress at ' .. window[idle[first]][1]) end
+  return position
 end
 
 -- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
--- number of entries examined and whether the window was cut short by the claim limit.
+-- number of entries examined.
 local function sweepWindow(window, size, claimLimit)
-  local known, idle, position = {}, {}, {}
+  local idle, idleCount = {}, 0 -- window positions of the idle entries
   local examined = math.min(#window, size)
   for i = 1, examined do
-    local entry = window[i]
-    if entry[3] >= minIdle then
-      if #idle == claimLimit then
+    if window[i][3] >= minIdle then
+      if idleCount == claimLimit then
         examined = i - 1
         break
       end
-      idle[#idle + 1] = entry[1]
-      position[#idle] = i
+      idleCount = idleCount + 1
+      idle[idleCount] = i
     end
-    known[entry[1]] = entry
   end
-  if #idle == 0 then return examined end
+  if idleCount == 0 then return examined end
 
-  local claimed, done, acks = {}, {}, {}
+  local claimStartedUs = nowUs()
   local ok, err = pcall(function()
-    -- One XAUTOCLAIM per run of idle entries that are next to each other in the PEL, with
-    -- COUNT the length of the run: each idle or deleted entry uses one up, so the claim never
-    -- reaches past the run (whose owners are known) nor scans the fresh entries between runs.
-    local next = 1
-    while next <= #idle do
-      claimedAny = true
-      local last = next
-      while last < #idle and position[last + 1] == position[last] + 1 do last = last + 1 end
-      local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, idle[next],
-        'COUNT', last - next + 1)
-      for _, item in ipairs(reply[2]) do
-        claimed[#claimed + 1] = item
-        done[item[1]] = false
-      end
-      for _, id in ipairs(reply[3] or {}) do
-        ghosts[#ghosts + 1] = id
-        done[id] = true
-      end
-      local before = next
-      while next <= #idle and done[idle[next]] ~= nil do next = next + 1 end
-      if next == before then error('XAUTOCLAIM made no progress at ' .. idle[next]) end
-    end
-    for _, item in ipairs(claimed) do
-      local id = item[1]
-      handle(id, item[2] or {}, known[id] or { id, janitor, 0, 1 }, acks)
-      done[id] = true
+    local first = 1
+    while first <= idleCount do
+      local last = first
+      while last < idleCount and idle[last + 1] == idle[last] + 1 do last = last + 1 end
+      first = sweepRun(window, idle, first, last)
     end
   end)
   if not ok then
     -- Unforeseen: keep every copy with its acknowledgement, put everything else back.
     failure = type(err) == 'table' and (err.err or tostring(err)) or tostring(err)
-    for _, item in ipairs(claimed) do
-      local entry = known[item[1]]
-      if not done[item[1]] and entry then pcall(restore, entry) end
+    for i = handledCount + 1, #claiming do
+      local entry = lineOf(window, claiming[i][1])
+      if entry then pcall(restore, entry) end
     end
   end
-  acknowledge(acks)
+  claiming, handledCount = NONE, 0
+  acknowledge()
+  result.claimUs = result.claimUs + nowUs() - claimStartedUs
   return examined
 end
 
 local loopStartedUs = nowUs()
 local windowSize = math.min(math.max(firstWindow, 1), maxExamined)
 while failure == nil do
-  local claimLimit = maxClaimed - result.claimed - #oversized
+  local claimLimit = maxClaimed - result.claimed - oversizedCount
   local examineLimit = maxExamined - result.examined
   if claimLimit <= 0 or examineLimit <= 0 then break end
   local size = math.min(windowSize, examineLimit)
