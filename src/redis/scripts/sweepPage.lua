@@ -5,7 +5,9 @@ sweepPage: one call of a sweep of one stream/group pair, atomically.
 Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
 entry), claims the idle entries of each window with XAUTOCLAIM (whose deleted ids are the
 ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
-while the call's time budget allows. Running it again after a crash writes nothing twice: what
+while the call's time budget allows. Requeue and dead-letter read the bodies of idle entries
+that are next to each other in the stream with one XRANGE and claim them with XAUTOCLAIM JUSTID
+(see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
 was acknowledged is no longer pending, what was handed off or put back is not idle any more.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
@@ -393,19 +395,14 @@ local function lineOf(window, id)
   return nil
 end
 
--- The entries of the last XAUTOCLAIM, and how many of them are handled.
+-- The claimed entries of the last XAUTOCLAIM, and how many of them are handled.
 local claiming, handledCount = NONE, 0
 
--- One run of idle entries next to each other in the PEL, window positions idle[first..last]:
--- one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one up, so
--- the claim never reaches past the run, whose owners are known, nor scans fresh entries). Its
--- claimed and deleted ids come back in PEL order: matched against the run in one pass, without
--- a lookup table. Returns the position after the last entry it accounted for.
-local function sweepRun(window, idle, first, last)
-  claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle,
-    window[idle[first]][1], 'COUNT', last - first + 1)
-  local items, deleted = reply[2], reply[3] or NONE
+-- Accounts for one XAUTOCLAIM over the run idle[first..last] (window positions of idle entries
+-- next to each other in the PEL): its claimed entries (`items`: id and fields) and its deleted
+-- ids come back in PEL order, and are matched against the run in one pass, without a lookup
+-- table; each claimed entry is handled. Returns the position after the last one accounted for.
+local function settle(window, idle, first, last, items, deleted)
   claiming, handledCount = items, 0
   local deletedCount = 0
   local position = first
@@ -434,6 +431,83 @@ local function sweepRun(window, idle, first, last)
   end
   if position == first then error('XAUTOCLAIM made no progress at ' .. window[idle[first]][1]) end
   return position
+end
+
+-- Bodies in one sequential read. XAUTOCLAIM looks each claimed entry up in the stream twice
+-- (does it exist, then its fields); when the run's entries are also next to each other in the
+-- stream (a crashed consumer's batch), one XRANGE reads their fields in one pass and the claim
+-- is made with JUSTID, which still removes and reports the deleted entries. A requeue or a
+-- dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never
+-- read again; reassign counts a hand-off by the claim's increment and keeps the usual claim.
+-- A run whose range holds other entries (acknowledged ones) is found out within the first
+-- RANGE_PROBE entries read, and the call claims as usual from then on.
+local rangeReads = action == 'requeue' or action == 'dead-letter'
+local RANGE_PROBE = 32
+
+-- The fields of the run's entries while they are next to each other in the stream: the bodies
+-- read (id and fields, in order), and the position of the last run entry they account for (its
+-- deleted entries included), or nil when none.
+local function adjacentBodies(window, idle, first, last)
+  local bodies, count, coveredUpTo = {}, 0, nil
+  local position = first
+  local from, to = window[idle[first]][1], window[idle[last]][1]
+  local want = math.min(last - first + 1, RANGE_PROBE)
+  while true do
+    local chunk = redis.call('XRANGE', source, from, to, 'COUNT', want)
+    for k = 1, #chunk do
+      local body = chunk[k]
+      local id = body[1]
+      -- Run entries without a body on the way are deleted ones (XAUTOCLAIM reports them).
+      while position <= last and window[idle[position]][1] ~= id do position = position + 1 end
+      if position > last then
+        rangeReads = false -- an entry that is not in the run: not adjacent
+        return bodies, count, coveredUpTo
+      end
+      count = count + 1
+      bodies[count] = body
+      coveredUpTo = position
+      position = position + 1
+    end
+    if #chunk < want then
+      -- The range is read to its end: the run entries left have no body.
+      if count > 0 then coveredUpTo = last end
+      return bodies, count, coveredUpTo
+    end
+    if position > last then return bodies, count, coveredUpTo end
+    from = '(' .. chunk[#chunk][1]
+    want = last - position + 1
+  end
+end
+
+-- Claims the run with JUSTID after reading its bodies in one pass; nil when it cannot.
+local function claimAdjacent(window, idle, first, last)
+  local bodies, count, coveredUpTo = adjacentBodies(window, idle, first, last)
+  if not coveredUpTo then return nil end
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[idle[first]][1],
+    'COUNT', coveredUpTo - first + 1, 'JUSTID')
+  local ids = reply[2]
+  for k = 1, math.max(#ids, count) do
+    if ids[k] ~= (bodies[k] and bodies[k][1]) then
+      claiming, handledCount = ids, 0
+      error('XAUTOCLAIM claimed other entries than XRANGE read at ' .. window[idle[first]][1])
+    end
+  end
+  return settle(window, idle, first, coveredUpTo, bodies, reply[3] or NONE)
+end
+
+-- One run: one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one
+-- up, so the claim never reaches past the run, whose owners are known, nor scans fresh entries).
+-- Returns the position after the last entry it accounted for.
+local function sweepRun(window, idle, first, last)
+  if rangeReads then
+    local position = claimAdjacent(window, idle, first, last)
+    if position then return position end
+  end
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle,
+    window[idle[first]][1], 'COUNT', last - first + 1)
+  return settle(window, idle, first, last, reply[2], reply[3] or NONE)
 end
 
 -- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
@@ -466,7 +540,8 @@ local function sweepWindow(window, size, claimLimit)
     -- Unforeseen: keep every copy with its acknowledgement, put everything else back.
     failure = type(err) == 'table' and (err.err or tostring(err)) or tostring(err)
     for i = handledCount + 1, #claiming do
-      local entry = lineOf(window, claiming[i][1])
+      local claimed = claiming[i] -- an entry, or an id after a JUSTID claim
+      local entry = lineOf(window, type(claimed) == 'table' and claimed[1] or claimed)
       if entry then pcall(restore, entry) end
     end
   end
