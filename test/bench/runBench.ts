@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { discoveryScenario } from "./discoveryScan.js";
+import { instructionsScenario } from "./instructions.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -32,9 +33,10 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 /**
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
- * on a 1,000,000-entry PEL).
+ * on a 1,000,000-entry PEL); `--only=i`, Redis instructions per swept entry under callgrind
+ * (needs valgrind), janitor against the reference script, whatever the machine's load.
  */
-const OPTIONAL: Record<string, Scenario> = { o: operatorScenario };
+const OPTIONAL: Record<string, Scenario> = { o: operatorScenario, i: instructionsScenario };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -131,7 +133,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8 or o`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8, o or i`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;
