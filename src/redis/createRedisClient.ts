@@ -7,6 +7,7 @@ import {
   withAclAdvice,
 } from "./explainRedisError.js";
 import { clearConnectionError, recordConnectionError } from "./describeRedisFailure.js";
+import { reconnectWhenAbandoned } from "./reconnectWhenAbandoned.js";
 
 export type RedisClientOptions = RedisEndpointSettings & {
   /** Shown in CLIENT LIST, so operators can tell the janitor's connections apart. */
@@ -34,6 +35,7 @@ const READONLY = /^READONLY\b/u;
  */
 export function createRedisClient(options: RedisClientOptions): Redis {
   const isTls = options.url.startsWith("rediss://");
+  const maxRetryDelayMs = options.mode === "sentinel" ? 400 : 2000;
   const client = new Redis({
     ...endpointOptions(options),
     connectionName: options.connectionName,
@@ -49,8 +51,7 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     autoResendUnfulfilledCommands: options.failFast !== true,
     // Under Sentinel a reconnect asks the Sentinels for the primary again: cap the backoff low
     // so the promoted replica is found within a retry period or so of the switch.
-    retryStrategy: (attempt: number) =>
-      Math.min(100 * 2 ** Math.min(attempt, 5), options.mode === "sentinel" ? 400 : 2000),
+    retryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), maxRetryDelayMs),
     // After a failover a connection may still reach the demoted primary: reconnect, which asks
     // the Sentinels again. The failed command is not resent (a page is simply swept next time).
     reconnectOnError: (error: Error) => READONLY.test(error.message),
@@ -58,6 +59,11 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   });
   let tlsProblem: string | undefined;
   explainFailures(client, () => tlsProblem);
+  reconnectWhenAbandoned(client, {
+    connectionName: options.connectionName,
+    logger: options.logger,
+    delayMs: maxRetryDelayMs,
+  });
   let lastErrorLogged = "";
   client.on("error", (error: Error) => {
     // Kept for the operator-facing explanation of later failures (/readyz, start-up, sweep).

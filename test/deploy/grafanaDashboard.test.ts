@@ -43,6 +43,9 @@ const REQUIRED_METRICS = [
   "stream_janitor_trimmed_entries_total",
   "stream_janitor_consumers_reaped_total",
   "stream_janitor_config_last_reload_successful",
+  "stream_janitor_discovered_groups",
+  "stream_janitor_discovery_groups_over_cap_total",
+  "stream_janitor_discovery_scan_failures_total",
   "ALERTS",
 ];
 
@@ -144,10 +147,13 @@ describe("Grafana dashboard", () => {
         expect(target.datasource?.uid ?? "${datasource}", panel.title).toBe("${datasource}");
       }
     }
-    // Every per-group panel follows the stream and group selection.
+    // Every per-group panel follows the stream and group selection (the replica-wide and
+    // discovery panels have no stream label to select on).
     for (const { where, expr } of dashboardExpressions(dashboard)) {
       if (
-        !/stream_janitor_(?!leader|redis_up|build_info|config_last_reload_successful)/u.test(expr)
+        !/stream_janitor_(?!leader|redis_up|build_info|config_last_reload_successful|discover)/u.test(
+          expr,
+        )
       )
         continue;
       expect(expr, where).toContain('stream=~"$stream"');

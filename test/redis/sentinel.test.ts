@@ -125,6 +125,10 @@ async function failoverMidSweep(
     timeoutMs: 15_000,
     intervalMs: 5,
     what: "the first sweep on the new primary",
+  }).catch((error: unknown) => {
+    throw new Error(
+      `${String(error)}; pending at promotion ${pendingAtPromotion}; daemon logs: ${JSON.stringify(daemon.logs.slice(-40))}`,
+    );
   });
   const promotionToFirstSweepMs = performance.now() - promotedAt;
   await waitFor(async () => (await pendingCount(newPrimary, stream)) === 0, {
