@@ -185,7 +185,6 @@ local function pickConsumer(owner)
 end
 
 ------------------------------------------------------------------------------------------------
-------------------------------------------------------------------------------------------------
 -- Writing copies: the original fields first, byte for byte and in order, then the metadata. A
 -- field of the original named like a metadata field is dropped from its place (the metadata
 -- carries its new value), so a copy of a copy keeps the user's fields in front.
@@ -299,7 +298,7 @@ local function handle(id, fields, entry)
     return
   end
   result.claimed = result.claimed + 1
-  -- One pass over the names; `plain` once no field is named like a metadata field.
+  -- One pass over the names; `plain` stays true if no field is named like a metadata field.
   local plain = true
   if likelyArgs then
     for i = 1, fieldCount, 2 do
