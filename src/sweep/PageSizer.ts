@@ -2,6 +2,8 @@
 export interface CallCost {
   /** The call's own duration (Redis TIME inside the script). */
   durationMs: number;
+  /** Of which claiming and handling the claimed entries; the rest went into reading the PEL. */
+  claimMs: number;
   /** Entries it claimed. */
   claimed: number;
   /** The claim limit it was given. */
@@ -19,10 +21,10 @@ const TARGET_SHARE = 0.8;
 
 /**
  * Sizes the claim limit of successive script calls from what the calls report about their own
- * duration: shrinks at once after a call over the budget (huge entries), grows while calls that
- * used their whole limit stay cheap, never above batchSize. A call that claimed little spent its
- * time looking at the PEL, which the script bounds by the budget itself: it says nothing about
- * the cost of a claim, so it leaves the limit alone.
+ * claims: shrinks at once after a call over the budget whose claims did not fit (huge entries),
+ * grows while calls that used their whole limit stay cheap, never above batchSize. Only the time
+ * of the claims counts: the time spent reading a mostly fresh PEL is bounded by the script
+ * itself (it starts no window once the budget is spent) and says nothing about a claim's cost.
  */
 export class PageSizer {
   private limit: number;
@@ -52,10 +54,10 @@ export class PageSizer {
   record(call: CallCost): void {
     this.lastExamined = call.examined;
     if (call.claimed === 0) return;
-    const perClaimMs = call.durationMs / call.claimed;
+    const perClaimMs = Math.max(call.claimMs, Number.EPSILON) / call.claimed;
     const fitting = Math.max(1, Math.floor((TARGET_SHARE * this.budgetMs) / perClaimMs));
     if (call.durationMs > this.budgetMs) {
-      this.limit = Math.max(1, Math.min(this.limit - 1, fitting));
+      if (fitting < this.limit) this.limit = fitting;
     } else if (call.claimed >= call.maxClaimed && fitting > this.limit) {
       this.limit = Math.min(this.batchSize, this.limit * 2, fitting);
     }

@@ -162,6 +162,7 @@ export async function sweepOnce(
       addPage(result, page);
       sizer.record({
         durationMs: page.durationMs,
+        claimMs: page.claimMs,
         claimed: page.claimed,
         maxClaimed,
         examined: page.examined,

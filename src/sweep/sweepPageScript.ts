@@ -41,6 +41,8 @@ export interface PageResult {
   windows: number;
   /** The call's own duration, from Redis TIME inside the script. */
   durationMs: number;
+  /** Of which claiming and handling entries (the rest went into reading the PEL). */
+  claimMs: number;
   ghostIds: string[];
   /** Entries with too many fields to copy inside one script call; left pending untouched. */
   oversizedIds: string[];
@@ -110,6 +112,7 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     handedOff: count("handedOff"),
     windows: count("windows"),
     durationMs: count("durationUs") / 1000,
+    claimMs: count("claimUs") / 1000,
     ghostIds: strings(fields.get("ghosts")),
     oversizedIds: strings(fields.get("oversized")),
     invalidCountIds: strings(fields.get("invalidCountIds")),

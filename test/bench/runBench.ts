@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
+import { instructionsScenario } from "./instructions.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -33,9 +34,15 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 /**
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
- * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server).
+ * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server);
+ * `--only=i`, Redis instructions per swept entry under callgrind (needs valgrind), janitor
+ * against the reference script, whatever the machine's load.
  */
-const OPTIONAL: Record<string, Scenario> = { o: operatorScenario, c: clusterScenario };
+const OPTIONAL: Record<string, Scenario> = {
+  o: operatorScenario,
+  c: clusterScenario,
+  i: instructionsScenario,
+};
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
 const ROOT = new URL("../../../../../../", import.meta.url);
@@ -132,7 +139,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8, o or c`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8, o, c or i`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;

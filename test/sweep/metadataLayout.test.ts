@@ -130,4 +130,57 @@ describe("metadata after the original fields", () => {
     expect(dead?.fields.get("x-original-id")).toBe("first-life");
     expect(dead?.fields.get("x-delivery-count")).toBe("3");
   });
+
+  it("copies plain entries and entries with metadata-named fields side by side in one page, each its own way", async () => {
+    const stream = uniquePrefix("mixed");
+    // A long plain entry, a redriven dead letter (its dead-letter fields are the user's data to a
+    // requeue, metadata to a dead-letter copy), then a short plain entry: the copies reuse one
+    // argument list, so no field of one may leak into the next.
+    const bodies = [
+      ["a", "1", "b", "2", "c", "3", "d", "4", "e", "5"],
+      ["x-dead-letter-reason", "action", "a", "1", "x-original-stream", "elsewhere"],
+      ["z", "26"],
+    ];
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", bodies, { deliveries: 1 });
+    await fixture.redis.xgroup("CREATE", stream, "dead-letters", "0");
+    await fixture.redis.call("XREADGROUP", "GROUP", "dead-letters", "c", "STREAMS", stream, ">");
+    await fixture.redis.call(
+      "XCLAIM",
+      stream,
+      "dead-letters",
+      "c",
+      0,
+      ...ids,
+      "IDLE",
+      3_600_000,
+      "JUSTID",
+    );
+    const requeue = groupConfig(stream, { requeueStream: `${stream}:copies` });
+    const deadLetter = groupConfig(stream, {
+      group: "dead-letters",
+      action: "dead-letter",
+      deadLetterStream: `${stream}:dead`,
+    });
+
+    expect((await sweepOnce(requeue, sweepContext(fixture.redis), neverAborted)).pages).toBe(1);
+    expect((await sweepOnce(deadLetter, sweepContext(fixture.redis), neverAborted)).pages).toBe(1);
+
+    const copies = await streamEntries(fixture.redis, requeue.requeueStream);
+    expect(copies.map((copy) => copy.raw)).toEqual(
+      bodies.map((body, i) => [...body, "x-original-id", ids[i], "x-delivery-count", "1"]),
+    );
+    const dead = await streamEntries(fixture.redis, deadLetter.deadLetterStream);
+    expect(dead.map((entry) => entry.raw.slice(0, entry.raw.indexOf("x-original-id")))).toEqual([
+      bodies[0],
+      ["a", "1"],
+      bodies[2],
+    ]);
+    for (const [i, entry] of dead.entries()) {
+      expect(entry.raw.slice(entry.raw.indexOf("x-original-id")).length).toBe(14);
+      expect(entry.fields.get("x-original-id")).toBe(ids[i]);
+      expect(entry.fields.get("x-original-stream")).toBe(stream);
+      expect(entry.fields.get("x-dead-letter-reason")).toBe("action");
+      expect(entry.fields.get("x-last-consumer")).toBe("c");
+    }
+  });
 });

@@ -5,7 +5,9 @@ sweepPage: one call of a sweep of one stream/group pair, atomically.
 Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
 entry), claims the idle entries of each window with XAUTOCLAIM (whose deleted ids are the
 ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
-while the call's time budget allows. Running it again after a crash writes nothing twice: what
+while the call's time budget allows. Requeue and dead-letter read the bodies of idle entries
+that are next to each other in the stream with one XRANGE and claim them with XAUTOCLAIM JUSTID
+(see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
 was acknowledged is no longer pending, what was handed off or put back is not idle any more.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
@@ -41,6 +43,7 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript
 Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
   deadLetteredAction, leftPending, handedOff (rotation advance), windows, durationUs,
+  claimUs (of durationUs, the time spent claiming and handling entries, not reading the PEL),
   ghosts (ids), oversized (ids), invalidCountIds (first 20 ids), invalidCounts (total),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
 Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
@@ -209,8 +212,10 @@ local nowMsString = string.format('%d', math.floor(startedUs / 1000))
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
-local requeuePrefix = { 'XADD', target, '*' }
-local deadLetterPrefix = { 'XADD', deadLetters, 'MAXLEN', '~', arg.deadLetterMaxLen, '*' }
+-- The XADD argument lists, reused from entry to entry: a prefix, the fields, the metadata.
+local requeueArgs, requeuePrefix = { 'XADD', target, '*' }, 3
+local deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', arg.deadLetterMaxLen, '*' }
+local deadLetterPrefix = 6
 local requeueMetadata = { 'x-original-id', '', 'x-delivery-count', '' }
 local deadLetterMetadata = {
   'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
@@ -222,10 +227,27 @@ local function namesOf(metadata)
   for i = 1, #metadata, 2 do names[metadata[i]] = true end
   return names
 end
+-- The dead-letter names include the requeue names: an entry with none of them is copied as is.
 local requeueNames, deadLetterNames = namesOf(requeueMetadata), namesOf(deadLetterMetadata)
 
--- The one write path of requeue and dead-letter. `args` starts with the prefix and is reused.
-local function writeCopy(args, prefixLength, metadata, metadataNames, fields)
+-- The fast path, for entries without metadata-named fields (every first incarnation): their
+-- fields go straight into the arguments of the write the action makes, in the same pass that
+-- looks for those names.
+local likelyArgs, likelyPrefix = nil, 0
+if action == 'requeue' then
+  likelyArgs, likelyPrefix = requeueArgs, requeuePrefix
+elseif action == 'dead-letter' then
+  likelyArgs, likelyPrefix = deadLetterArgs, deadLetterPrefix
+end
+
+-- Appends the metadata after the first `n` values of `args` and writes the copy.
+local function writeWith(args, n, metadata)
+  for i = 1, #metadata do args[n + i] = metadata[i] end
+  redis.call(unpack(args, 1, n + #metadata))
+end
+
+-- The slow path: the fields not named like a metadata field, then the metadata.
+local function writeFiltered(args, prefixLength, metadata, metadataNames, fields)
   local n = prefixLength
   for i = 1, #fields, 2 do
     local name = fields[i]
@@ -235,8 +257,7 @@ local function writeCopy(args, prefixLength, metadata, metadataNames, fields)
       n = n + 2
     end
   end
-  for i = 1, #metadata do args[n + i] = metadata[i] end
-  redis.call(unpack(args, 1, n + #metadata))
+  writeWith(args, n, metadata)
 end
 
 ------------------------------------------------------------------------------------------------
@@ -244,12 +265,17 @@ end
 
 local result = {
   examined = 0, claimed = 0, requeued = 0, reassigned = 0, deadLetteredMaxDeliveries = 0,
-  deadLetteredAction = 0, leftPending = 0, windows = 0, invalidCounts = 0,
+  deadLetteredAction = 0, leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
 }
-local ghosts, oversized, invalidCountIds = {}, {}, {}
+-- Lists filled with explicit counts: `#list` is a search in Lua 5.1, not a field read.
+local ghosts, ghostCount = {}, 0
+local oversized, oversizedCount = {}, 0
+local invalidCountIds = {}
+local acks, ackCount = {}, 0
 local cursor = arg.cursor
 local claimedAny = false
 local failure = nil
+local NONE = {}
 
 -- Puts an entry back where it was: same owner, same idle time, same delivery count.
 local function restore(entry)
@@ -269,24 +295,61 @@ local function earlierDeliveries(id, value)
   return 0
 end
 
+-- Delivery counts as text, formatted once per value.
+local countTexts = {}
+local function countText(count)
+  local text = countTexts[count]
+  if not text then
+    text = string.format('%d', count)
+    countTexts[count] = text
+  end
+  return text
+end
+
 -- Handles one claimed entry completely: written and acknowledged, handed off, or put back.
-local function handle(id, fields, entry, acks)
-  if #fields > maxFieldValues then
+-- `entry` is its XPENDING line from before the claim: id, owner, idle time, deliveries.
+local function handle(id, fields, entry)
+  local fieldCount = #fields
+  if fieldCount > maxFieldValues then
     restore(entry)
-    oversized[#oversized + 1] = id
+    oversizedCount = oversizedCount + 1
+    oversized[oversizedCount] = id
     return
   end
   result.claimed = result.claimed + 1
-  local originalId, countValue = id, nil
-  for i = 1, #fields, 2 do
-    local name = fields[i]
-    if name == 'x-original-id' then
-      originalId = fields[i + 1]
-    elseif name == 'x-delivery-count' then
-      countValue = fields[i + 1]
+  -- One pass over the names; `plain` stays true if no field is named like a metadata field.
+  local plain = true
+  if likelyArgs then
+    for i = 1, fieldCount, 2 do
+      local name = fields[i]
+      if deadLetterNames[name] then
+        plain = false
+        break
+      end
+      likelyArgs[likelyPrefix + i] = name
+      likelyArgs[likelyPrefix + i + 1] = fields[i + 1]
+    end
+  else
+    for i = 1, fieldCount, 2 do
+      if deadLetterNames[fields[i]] then
+        plain = false
+        break
+      end
     end
   end
-  local deliveries = earlierDeliveries(id, countValue) + entry[4]
+  local originalId, deliveries = id, entry[4]
+  if not plain then
+    local countValue = nil
+    for i = 1, fieldCount, 2 do
+      local name = fields[i]
+      if name == 'x-original-id' then
+        originalId = fields[i + 1]
+      elseif name == 'x-delivery-count' then
+        countValue = fields[i + 1]
+      end
+    end
+    deliveries = earlierDeliveries(id, countValue) + deliveries
+  end
   local reason = nil
   if deliveries >= maxDeliveries then
     reason = 'max-deliveries'
@@ -295,21 +358,37 @@ local function handle(id, fields, entry, acks)
   end
   if reason then
     deadLetterMetadata[2] = originalId
-    deadLetterMetadata[8] = string.format('%d', deliveries)
+    deadLetterMetadata[8] = countText(deliveries)
     deadLetterMetadata[10] = reason
     deadLetterMetadata[14] = entry[2]
-    writeCopy(deadLetterPrefix, 6, deadLetterMetadata, deadLetterNames, fields)
-    acks[#acks + 1] = id
+    if plain and likelyArgs == deadLetterArgs then
+      writeWith(deadLetterArgs, deadLetterPrefix + fieldCount, deadLetterMetadata)
+    else
+      writeFiltered(deadLetterArgs, deadLetterPrefix, deadLetterMetadata, deadLetterNames, fields)
+    end
+    ackCount = ackCount + 1
+    acks[ackCount] = id
     if reason == 'max-deliveries' then
       result.deadLetteredMaxDeliveries = result.deadLetteredMaxDeliveries + 1
     else
       result.deadLetteredAction = result.deadLetteredAction + 1
     end
   elseif action == 'requeue' then
-    requeueMetadata[2] = originalId
-    requeueMetadata[4] = string.format('%d', deliveries)
-    writeCopy(requeuePrefix, 3, requeueMetadata, requeueNames, fields)
-    acks[#acks + 1] = id
+    if plain then
+      -- The fast path written out: this is most of what the script does per entry.
+      local n = requeuePrefix + fieldCount
+      requeueArgs[n + 1] = 'x-original-id'
+      requeueArgs[n + 2] = originalId
+      requeueArgs[n + 3] = 'x-delivery-count'
+      requeueArgs[n + 4] = countTexts[deliveries] or countText(deliveries)
+      redis.call(unpack(requeueArgs, 1, n + 4))
+    else
+      requeueMetadata[2] = originalId
+      requeueMetadata[4] = countText(deliveries)
+      writeFiltered(requeueArgs, requeuePrefix, requeueMetadata, requeueNames, fields)
+    end
+    ackCount = ackCount + 1
+    acks[ackCount] = id
     result.requeued = result.requeued + 1
   else
     local consumer = pickConsumer(entry[2])
@@ -325,77 +404,184 @@ local function handle(id, fields, entry, acks)
   end
 end
 
-local function acknowledge(acks)
-  for first = 1, #acks, 1000 do
-    redis.call('XACK', source, group, unpack(acks, first, math.min(first + 999, #acks)))
+local function acknowledge()
+  for first = 1, ackCount, 1000 do
+    redis.call('XACK', source, group, unpack(acks, first, math.min(first + 999, ackCount)))
+  end
+  ackCount = 0
+end
+
+-- Only to recover from an unforeseen error: the XPENDING line of a claimed id.
+local function lineOf(window, id)
+  for i = 1, #window do
+    if window[i][1] == id then return window[i] end
+  end
+  return nil
+end
+
+-- The claimed entries of the last XAUTOCLAIM, and how many of them are handled.
+local claiming, handledCount = NONE, 0
+
+-- Accounts for one XAUTOCLAIM over the run idle[first..last] (window positions of idle entries
+-- next to each other in the PEL): its claimed entries (`items`: id and fields) and its deleted
+-- ids come back in PEL order, and are matched against the run in one pass, without a lookup
+-- table; each claimed entry is handled. Returns the position after the last one accounted for.
+local function settle(window, idle, first, last, items, deleted)
+  claiming, handledCount = items, 0
+  local deletedCount = 0
+  local position = first
+  while position <= last do
+    local entry = window[idle[position]]
+    local id = entry[1]
+    local item = items[handledCount + 1]
+    if item and item[1] == id then
+      handle(id, item[2] or NONE, entry)
+      handledCount = handledCount + 1
+    elseif deleted[deletedCount + 1] == id then
+      deletedCount = deletedCount + 1
+      ghostCount = ghostCount + 1
+      ghosts[ghostCount] = id
+    else
+      break
+    end
+    position = position + 1
+  end
+  if deletedCount < #deleted or handledCount < #items then
+    for i = deletedCount + 1, #deleted do
+      ghostCount = ghostCount + 1
+      ghosts[ghostCount] = deleted[i]
+    end
+    error('XAUTOCLAIM answered outside its run at ' .. window[idle[first]][1])
+  end
+  if position == first then error('XAUTOCLAIM made no progress at ' .. window[idle[first]][1]) end
+  return position
+end
+
+-- Bodies in one sequential read. XAUTOCLAIM looks each claimed entry up in the stream twice
+-- (does it exist, then its fields); when the run's entries are also next to each other in the
+-- stream (a crashed consumer's batch), one XRANGE reads their fields in one pass and the claim
+-- is made with JUSTID, which still removes and reports the deleted entries. A requeue or a
+-- dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never
+-- read again; reassign counts a hand-off by the claim's increment and keeps the usual claim.
+-- A run whose range holds other entries (acknowledged ones) is found out within the first
+-- RANGE_PROBE entries read, and the call claims as usual from then on.
+local rangeReads = action == 'requeue' or action == 'dead-letter'
+local RANGE_PROBE = 32
+-- Shorter runs (the isolated stuck entries of a mostly fresh PEL) claim with one call instead
+-- of two: measured, the second call costs more than the lookups it saves.
+local RANGE_MIN_RUN = 4
+
+-- The fields of the run's entries while they are next to each other in the stream: the bodies
+-- read (id and fields, in order), and the position of the last run entry they account for (its
+-- deleted entries included), or nil when none.
+local function adjacentBodies(window, idle, first, last)
+  local bodies, count, coveredUpTo = {}, 0, nil
+  local position = first
+  local from, to = window[idle[first]][1], window[idle[last]][1]
+  local want = math.min(last - first + 1, RANGE_PROBE)
+  while true do
+    local chunk = redis.call('XRANGE', source, from, to, 'COUNT', want)
+    for k = 1, #chunk do
+      local body = chunk[k]
+      local id = body[1]
+      -- Run entries without a body on the way are deleted ones (XAUTOCLAIM reports them).
+      while position <= last and window[idle[position]][1] ~= id do position = position + 1 end
+      if position > last then
+        rangeReads = false -- an entry that is not in the run: not adjacent
+        return bodies, count, coveredUpTo
+      end
+      count = count + 1
+      bodies[count] = body
+      coveredUpTo = position
+      position = position + 1
+    end
+    if #chunk < want then
+      -- The range is read to its end: the run entries left have no body.
+      if count > 0 then coveredUpTo = last end
+      return bodies, count, coveredUpTo
+    end
+    if position > last then return bodies, count, coveredUpTo end
+    from = '(' .. chunk[#chunk][1]
+    want = last - position + 1
   end
 end
 
+-- Claims the run with JUSTID after reading its bodies in one pass; nil when it cannot.
+local function claimAdjacent(window, idle, first, last)
+  local bodies, count, coveredUpTo = adjacentBodies(window, idle, first, last)
+  if not coveredUpTo then return nil end
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[idle[first]][1],
+    'COUNT', coveredUpTo - first + 1, 'JUSTID')
+  local ids = reply[2]
+  for k = 1, math.max(#ids, count) do
+    if ids[k] ~= (bodies[k] and bodies[k][1]) then
+      claiming, handledCount = ids, 0
+      error('XAUTOCLAIM claimed other entries than XRANGE read at ' .. window[idle[first]][1])
+    end
+  end
+  return settle(window, idle, first, coveredUpTo, bodies, reply[3] or NONE)
+end
+
+-- One run: one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one
+-- up, so the claim never reaches past the run, whose owners are known, nor scans fresh entries).
+-- Returns the position after the last entry it accounted for.
+local function sweepRun(window, idle, first, last)
+  if rangeReads and last - first + 1 >= RANGE_MIN_RUN then
+    local position = claimAdjacent(window, idle, first, last)
+    if position then return position end
+  end
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle,
+    window[idle[first]][1], 'COUNT', last - first + 1)
+  return settle(window, idle, first, last, reply[2], reply[3] or NONE)
+end
+
 -- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
--- number of entries examined and whether the window was cut short by the claim limit.
+-- number of entries examined.
 local function sweepWindow(window, size, claimLimit)
-  local known, idle, position = {}, {}, {}
+  local idle, idleCount = {}, 0 -- window positions of the idle entries
   local examined = math.min(#window, size)
   for i = 1, examined do
-    local entry = window[i]
-    if entry[3] >= minIdle then
-      if #idle == claimLimit then
+    if window[i][3] >= minIdle then
+      if idleCount == claimLimit then
         examined = i - 1
         break
       end
-      idle[#idle + 1] = entry[1]
-      position[#idle] = i
+      idleCount = idleCount + 1
+      idle[idleCount] = i
     end
-    known[entry[1]] = entry
   end
-  if #idle == 0 then return examined end
+  if idleCount == 0 then return examined end
 
-  local claimed, done, acks = {}, {}, {}
+  local claimStartedUs = nowUs()
   local ok, err = pcall(function()
-    -- One XAUTOCLAIM per run of idle entries that are next to each other in the PEL, with
-    -- COUNT the length of the run: each idle or deleted entry uses one up, so the claim never
-    -- reaches past the run (whose owners are known) nor scans the fresh entries between runs.
-    local next = 1
-    while next <= #idle do
-      claimedAny = true
-      local last = next
-      while last < #idle and position[last + 1] == position[last] + 1 do last = last + 1 end
-      local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, idle[next],
-        'COUNT', last - next + 1)
-      for _, item in ipairs(reply[2]) do
-        claimed[#claimed + 1] = item
-        done[item[1]] = false
-      end
-      for _, id in ipairs(reply[3] or {}) do
-        ghosts[#ghosts + 1] = id
-        done[id] = true
-      end
-      local before = next
-      while next <= #idle and done[idle[next]] ~= nil do next = next + 1 end
-      if next == before then error('XAUTOCLAIM made no progress at ' .. idle[next]) end
-    end
-    for _, item in ipairs(claimed) do
-      local id = item[1]
-      handle(id, item[2] or {}, known[id] or { id, janitor, 0, 1 }, acks)
-      done[id] = true
+    local first = 1
+    while first <= idleCount do
+      local last = first
+      while last < idleCount and idle[last + 1] == idle[last] + 1 do last = last + 1 end
+      first = sweepRun(window, idle, first, last)
     end
   end)
   if not ok then
     -- Unforeseen: keep every copy with its acknowledgement, put everything else back.
     failure = type(err) == 'table' and (err.err or tostring(err)) or tostring(err)
-    for _, item in ipairs(claimed) do
-      local entry = known[item[1]]
-      if not done[item[1]] and entry then pcall(restore, entry) end
+    for i = handledCount + 1, #claiming do
+      local claimed = claiming[i] -- an entry, or an id after a JUSTID claim
+      local entry = lineOf(window, type(claimed) == 'table' and claimed[1] or claimed)
+      if entry then pcall(restore, entry) end
     end
   end
-  acknowledge(acks)
+  claiming, handledCount = NONE, 0
+  acknowledge()
+  result.claimUs = result.claimUs + nowUs() - claimStartedUs
   return examined
 end
 
 local loopStartedUs = nowUs()
 local windowSize = math.min(math.max(firstWindow, 1), maxExamined)
 while failure == nil do
-  local claimLimit = maxClaimed - result.claimed - #oversized
+  local claimLimit = maxClaimed - result.claimed - oversizedCount
   local examineLimit = maxExamined - result.examined
   if claimLimit <= 0 or examineLimit <= 0 then break end
   local size = math.min(windowSize, examineLimit)

@@ -1,0 +1,185 @@
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { runSweepPage } from "../../src/sweep/sweepPageScript.js";
+import { freePort } from "../support/redisServer.js";
+import { BENCH_FENCE, benchGroup, JANITOR_CONSUMER } from "./janitorSweep.js";
+import type { SweepPath } from "./naiveLoop.js";
+import { referenceSweep } from "./referenceScript.js";
+import type { BenchOptions, ScenarioResult } from "./scenario.js";
+import { copyStream, seedStuckPel } from "./seed.js";
+import { fmt, type Table, type TargetCheck } from "./table.js";
+
+const TEMPLATE = "template";
+const STREAM = "orders";
+const GROUP = "billing";
+const PATHS: readonly SweepPath[] = ["requeue", "dead-letter"];
+
+/**
+ * `--only=i`: the CPU instructions Redis executes per swept entry, counted by callgrind
+ * (valgrind), janitor script against the reference script, same PEL and same page size. Unlike
+ * times, instruction counts do not depend on what else runs on the machine: the ratio of
+ * scenario 1 on a quiet machine, without the quiet machine. Counts Redis only (not the client
+ * nor the network). Needs valgrind; about a minute.
+ */
+async function startUnderCallgrind(dir: string) {
+  const port = await freePort();
+  const child = spawn(
+    "valgrind",
+    [
+      "--tool=callgrind",
+      `--callgrind-out-file=${join(dir, "callgrind.out")}`,
+      "redis-server",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      // serverCron runs on wall-clock time, which valgrind stretches: keep its share small.
+      "--hz",
+      "1",
+      "--dir",
+      dir,
+    ],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  while (!output.includes("Ready to accept connections")) {
+    if (child.exitCode !== null) throw new Error("redis-server under valgrind did not start");
+    await once(child.stdout, "data");
+  }
+  const redis = new Redis({ port, host: "127.0.0.1", protocol: 2, commandTimeout: 600_000 });
+  const control = (flag: string): void => {
+    execFileSync("callgrind_control", [flag, String(child.pid)], { stdio: "ignore" });
+  };
+  let dumps = 0;
+  /** Instructions executed since the last call (callgrind zeroes at each mark). */
+  const instructionsSinceMark = async (): Promise<number> => {
+    control("--dump");
+    dumps += 1;
+    const name = `callgrind.out.${dumps}`;
+    // callgrind_control returns once the dump is requested; the file follows shortly.
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      if ((await readdir(dir)).includes(name)) {
+        const text = await readFile(join(dir, name), "utf8");
+        const match = /^summary: (\d+)/mu.exec(text);
+        if (match?.[1] !== undefined) return Number(match[1]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no callgrind dump ${name}`);
+  };
+  return {
+    redis,
+    mark: () => control("--zero"),
+    instructionsSinceMark,
+    stop: () => {
+      redis.disconnect();
+      child.kill("SIGKILL");
+    },
+  };
+}
+
+interface InstructionRun {
+  path: SweepPath;
+  approach: "janitor" | "reference";
+  entries: number;
+  calls: number;
+  instructionsPerEntry: number;
+}
+
+export async function instructionsScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const size = options.quick ? 2_000 : 5_000;
+  const pageSize = 250;
+  const dir = await mkdtemp(join(tmpdir(), "sj-callgrind-"));
+  const server = await startUnderCallgrind(dir);
+  const runs: InstructionRun[] = [];
+  try {
+    const admin = server.redis;
+    await admin.set(BENCH_FENCE.key, BENCH_FENCE.value);
+    await seedStuckPel(admin, TEMPLATE, GROUP, size);
+    const janitor = registerScripts(admin);
+    for (const path of PATHS) {
+      const group = benchGroup(STREAM, GROUP, path);
+      for (const approach of ["janitor", "reference"] as const) {
+        await copyStream(admin, TEMPLATE, STREAM);
+        await admin.call("UNLINK", group.deadLetterStream);
+        const request = {
+          group,
+          janitorConsumer: JANITOR_CONSUMER,
+          maxClaimed: pageSize,
+          maxExamined: Number.MAX_SAFE_INTEGER,
+          firstWindow: pageSize,
+          // Calls are cut by the page size alone: valgrind stretches time some 50 times.
+          budgetMs: 1_000_000,
+          rotation: 0,
+          fence: BENCH_FENCE,
+        };
+        // Loads the script (its compilation is not what is measured).
+        await runSweepPage(janitor, { ...request, cursor: "0-0", maxClaimed: 0 });
+        server.mark();
+        let entries = 0;
+        let calls = 0;
+        if (approach === "janitor") {
+          let cursor = "0-0";
+          do {
+            const page = await runSweepPage(janitor, { ...request, cursor });
+            if (page.error !== undefined) throw new Error(page.error);
+            entries += page.claimed;
+            calls += 1;
+            cursor = page.nextCursor;
+          } while (cursor !== "0-0");
+        } else {
+          ({ entries, calls } = await referenceSweep(admin, {
+            stream: STREAM,
+            group: GROUP,
+            target: path === "requeue" ? STREAM : group.deadLetterStream,
+            minIdleMs: group.minIdleMs,
+            path,
+            pageSize,
+            deadLetterMaxLen: group.deadLetterMaxLen,
+          }));
+        }
+        const instructions = await server.instructionsSinceMark();
+        if (entries !== size) throw new Error(`${approach} ${path}: moved ${entries} of ${size}`);
+        runs.push({ path, approach, entries, calls, instructionsPerEntry: instructions / size });
+        options.log(`  ${path} ${approach}: ${fmt(instructions / size)} instructions/entry`);
+      }
+    }
+  } finally {
+    server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const per = (path: SweepPath, approach: InstructionRun["approach"]): number =>
+    runs.find((run) => run.path === path && run.approach === approach)?.instructionsPerEntry ??
+    Number.NaN;
+  const table: Table = {
+    title: `I. Redis instructions per entry (callgrind), PEL ${size.toLocaleString("en-US")} idle entries, pages of ${pageSize}`,
+    columns: ["path", "janitor", "reference script", "reference/janitor (>= 0.9)"],
+    rows: PATHS.map((path) => [
+      path,
+      fmt(per(path, "janitor")),
+      fmt(per(path, "reference")),
+      fmt(per(path, "reference") / per(path, "janitor"), 3),
+    ]),
+    notes: [
+      "Everything redis-server executes between the first and the last call of a sweep (commands, Lua, replies, its event loop), counted by valgrind's callgrind: independent of the machine's load. The janitor is the production sweepPage.lua with its production arguments and fence, its page fixed at the reference's size.",
+      "The wall-clock ratio of scenario 1 adds the client's side and the round trips (the same number of calls for both).",
+    ],
+  };
+  const targets: TargetCheck[] = PATHS.map((path) => ({
+    scenario: `I ${path} ${size.toLocaleString("en-US")} (instructions)`,
+    target: "reference/janitor >= 0.9",
+    measured: fmt(per(path, "reference") / per(path, "janitor"), 3),
+    met: per(path, "reference") / per(path, "janitor") >= 0.9,
+  }));
+  return { name: "instructions", tables: [table], targets, raw: { runs } };
+}

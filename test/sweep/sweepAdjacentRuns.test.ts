@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
+import { addStuckEntries, numberedBodies, streamEntries } from "../support/fabricatePel.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+
+const fixture = useRedisServer();
+
+/**
+ * The script reads the bodies of a run of idle entries with one XRANGE when they are next to
+ * each other in the stream too, and claims them with XAUTOCLAIM JUSTID; an entry of the range
+ * that is not in the run (acknowledged) sends it back to the usual claim. Whichever way, each
+ * copy must carry its own original's fields and delivery count, and deleted entries must be
+ * reported as ghosts.
+ */
+async function stuckStream(
+  name: string,
+  count: number,
+): Promise<{ stream: string; ids: string[] }> {
+  const stream = uniquePrefix(name);
+  const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(count), {
+    deliveries: 2,
+  });
+  return { stream, ids };
+}
+
+async function sweepAndCheck(
+  stream: string,
+  ids: string[],
+  gone: { acknowledged: number[]; deleted: number[] },
+  action: "requeue" | "dead-letter",
+) {
+  if (gone.acknowledged.length > 0) {
+    await fixture.redis.xack(stream, "workers", ...gone.acknowledged.map((i) => ids[i] ?? ""));
+  }
+  await fixture.redis.xdel(stream, ...gone.deleted.map((i) => ids[i] ?? ""));
+  const bodies = new Map((await streamEntries(fixture.redis, stream)).map((e) => [e.id, e.raw]));
+  const group = groupConfig(stream, {
+    action,
+    requeueStream: `${stream}:copies`,
+    deadLetterStream: `${stream}:dead`,
+  });
+
+  const result = await sweepOnce(
+    group,
+    sweepContext(fixture.redis, { batchSize: 1000, maxScriptMs: 1000 }),
+    neverAborted,
+  );
+
+  const expected = ids.filter(
+    (_, i) => !gone.acknowledged.includes(i) && !gone.deleted.includes(i),
+  );
+  expect(result).toMatchObject({ complete: true, claimed: expected.length });
+  expect(result.ghostIds).toEqual(gone.deleted.map((i) => ids[i]));
+  const copies = await streamEntries(
+    fixture.redis,
+    action === "requeue" ? group.requeueStream : group.deadLetterStream,
+  );
+  expect(copies.map((copy) => copy.fields.get("x-original-id"))).toEqual(expected);
+  for (const copy of copies) {
+    const original = bodies.get(copy.fields.get("x-original-id") ?? "") ?? [];
+    expect(copy.raw.slice(0, original.length)).toEqual(original);
+    expect(copy.fields.get("x-delivery-count")).toBe("2");
+  }
+  expect(await fixture.redis.xpending(stream, "workers")).toEqual([0, null, null, null]);
+}
+
+describe("runs of idle entries next to each other in the stream", () => {
+  it("requeues an adjacent run with deleted entries inside and at its end", async () => {
+    const { stream, ids } = await stuckStream("adjacent", 80);
+    await sweepAndCheck(stream, ids, { acknowledged: [], deleted: [0, 10, 33, 79] }, "requeue");
+  });
+
+  it("falls back to the usual claim when an acknowledged entry sits inside the first probe", async () => {
+    const { stream, ids } = await stuckStream("probe", 80);
+    await sweepAndCheck(stream, ids, { acknowledged: [5, 6, 50], deleted: [3, 60] }, "requeue");
+  });
+
+  it("claims the adjacent part and then the rest when an acknowledged entry sits after the probe", async () => {
+    const { stream, ids } = await stuckStream("later", 80);
+    await sweepAndCheck(stream, ids, { acknowledged: [41], deleted: [40, 42] }, "dead-letter");
+  });
+
+  it("copies interleaved runs (another group's entries between them) exactly", async () => {
+    const { stream, ids } = await stuckStream("interleaved", 90);
+    const everyThird = ids.map((_, i) => i).filter((i) => i % 3 === 1);
+    await sweepAndCheck(stream, ids, { acknowledged: everyThird, deleted: [0, 89] }, "requeue");
+  });
+});
