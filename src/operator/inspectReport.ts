@@ -129,7 +129,12 @@ export async function readInspectReport(
   config: Pick<JanitorConfig, "lease" | "retention">,
   timeoutMs = 10_000,
 ): Promise<InspectReport> {
-  const snapshot = await readGroupSnapshots(redis, groups, { timeoutMs, perConsumer: true });
+  const snapshot = await readGroupSnapshots(redis, groups, {
+    timeoutMs,
+    perConsumer: true,
+    // The read-only operator user may not run scripts (deploy/redis/stream-janitor.acl).
+    scripted: false,
+  });
   const tokenKey = companionKey(config.lease.key, "token");
   const holderKey = companionKey(config.lease.key, "holder");
   const commands: Command[] = [

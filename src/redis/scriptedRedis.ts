@@ -12,6 +12,7 @@ const SCRIPTS = {
   sjPurgeDeadLetters: "purgeDeadLetters.lua",
   sjReapConsumers: "reapConsumers.lua",
   sjSafeTrim: "safeTrim.lua",
+  sjReadGroupStats: "readGroupStats.lua",
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
