@@ -4,25 +4,9 @@
  */
 import type { RedisCluster } from "../support/redisCluster.js";
 import { waitFor } from "../support/waitFor.js";
-import {
-  daemonConfig,
-  gauge,
-  httpGet,
-  startDaemonChild,
-  type DaemonChild,
-} from "./daemonProcess.js";
+import { daemonConfig, httpGet, isLeader, leaderGauge, startDaemonChild } from "./daemonProcess.js";
 import type { BenchOptions } from "./scenario.js";
 import { fmt } from "./table.js";
-
-async function isLeader(child: DaemonChild): Promise<boolean> {
-  try {
-    return (
-      gauge((await httpGet(`${child.httpUrl}/metrics`, 1000)).body, "stream_janitor_leader") === 1
-    );
-  } catch {
-    return false;
-  }
-}
 
 export async function takeOverTimes(
   options: BenchOptions,
@@ -46,7 +30,12 @@ export async function takeOverTimes(
         timeoutMs: 20_000,
         what: "the standby to be ready",
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A standby exports leader 0 once its lease loop has made an attempt: kill only then.
+      const waiting = standby;
+      await waitFor(async () => (await leaderGauge(waiting)) === 0, {
+        timeoutMs: 20_000,
+        what: "the standby to try for the lease",
+      });
       const killedAt = performance.now();
       leader.kill("SIGKILL");
       const next = standby;

@@ -211,3 +211,17 @@ export function daemonConfig(
     groups: overrides.groups ?? [],
   };
 }
+
+/** The child's leader gauge (undefined while /metrics does not answer or lacks it). */
+export async function leaderGauge(child: DaemonChild): Promise<number | undefined> {
+  try {
+    return gauge((await httpGet(`${child.httpUrl}/metrics`, 1000)).body, "stream_janitor_leader");
+  } catch {
+    return undefined;
+  }
+}
+
+/** True once the child says it holds the lease. */
+export async function isLeader(child: DaemonChild): Promise<boolean> {
+  return (await leaderGauge(child)) === 1;
+}

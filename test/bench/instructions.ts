@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, watch } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -66,16 +66,26 @@ async function startUnderCallgrind(dir: string) {
     control("--dump");
     dumps += 1;
     const name = `callgrind.out.${dumps}`;
-    // callgrind_control returns once the dump is requested; the file follows shortly.
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      if ((await readdir(dir)).includes(name)) {
-        const text = await readFile(join(dir, name), "utf8");
-        const match = /^summary: (\d+)/mu.exec(text);
-        if (match?.[1] !== undefined) return Number(match[1]);
+    // callgrind_control returns once the dump is requested; the file follows shortly. Re-read
+    // it on every change of the directory until its summary line is there.
+    const summary = async (): Promise<number | undefined> => {
+      if (!(await readdir(dir)).includes(name)) return undefined;
+      const match = /^summary: (\d+)/mu.exec(await readFile(join(dir, name), "utf8"));
+      return match?.[1] === undefined ? undefined : Number(match[1]);
+    };
+    const changes = watch(dir, { signal: AbortSignal.timeout(10_000) });
+    try {
+      const ready = await summary();
+      if (ready !== undefined) return ready;
+      for await (const { filename } of changes) {
+        if (filename !== null && filename !== name) continue;
+        const found = await summary();
+        if (found !== undefined) return found;
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    } catch (error) {
+      if ((error as Error).name !== "AbortError") throw error;
     }
-    throw new Error(`no callgrind dump ${name}`);
+    throw new Error(`no callgrind dump ${name} within 10 s`);
   };
   return {
     redis,

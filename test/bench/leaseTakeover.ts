@@ -3,8 +3,8 @@ import { waitFor } from "../support/waitFor.js";
 import { startRedis } from "../support/redisServer.js";
 import {
   daemonConfig,
-  gauge,
   httpGet,
+  isLeader,
   startDaemonChild,
   type DaemonChild,
 } from "./daemonProcess.js";
@@ -37,16 +37,6 @@ interface TakeoverRun {
 function holderPid(value: string | null): number | undefined {
   const pid = value?.split("/")[1];
   return pid === undefined ? undefined : Number(pid);
-}
-
-async function isLeader(child: DaemonChild): Promise<boolean> {
-  try {
-    return (
-      gauge((await httpGet(`${child.httpUrl}/metrics`, 1000)).body, "stream_janitor_leader") === 1
-    );
-  } catch {
-    return false;
-  }
 }
 
 async function start(options: BenchOptions, url: string, timings: Timings): Promise<DaemonChild> {

@@ -3,7 +3,7 @@ import type { Cluster } from "ioredis";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { DiscoverConfig, JanitorConfig } from "../../src/config/types.js";
+import type { JanitorConfig } from "../../src/config/types.js";
 import { Maintenance } from "../../src/daemon/Maintenance.js";
 import { discoverGroups } from "../../src/discovery/discoverGroups.js";
 import { createMaintenanceMetrics } from "../../src/metrics/maintenanceMetrics.js";
@@ -12,6 +12,7 @@ import { keySlot } from "../../src/redis/keySlot.js";
 import { registerScripts, type ScriptedRedis } from "../../src/redis/scriptedRedis.js";
 import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
 import { slotFenceKey } from "../../src/sweep/slotFence.js";
+import { pattern } from "../discovery/discoveryHarness.js";
 import { addDeadLetters, fieldValue, rawEntries } from "../operator/deadLetterFixtures.js";
 import { aclLinesForTest } from "../support/aclFile.js";
 import { clusterTestConfig } from "../support/clusterTestConfig.js";
@@ -26,17 +27,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const DISCOVER_DEFAULTS: Omit<DiscoverConfig, "match"> = {
-  groups: "*",
-  minIdleMs: 1000,
-  maxDeliveries: 5,
-  action: "requeue",
-  requeueStream: "",
-  deadLetterStream: "",
-  deadLetterMaxLen: 1_000_000,
-  reapConsumersIdleMs: 0,
-};
 
 async function configPath(config: JanitorConfig): Promise<string> {
   const file = await writeConfigFile(config);
@@ -83,7 +73,9 @@ describe("operations on Redis Cluster (three masters)", () => {
     await migration.moveKeys([moving]);
 
     const config = clusterTestConfig(cluster, prefix, [], {
-      discover: [{ ...DISCOVER_DEFAULTS, match: `${prefix}:events:*` }],
+      discover: [
+        pattern(`${prefix}:events:*`, { deadLetterMaxLen: 1_000_000, reapConsumersIdleMs: 0 }),
+      ],
     });
     const groups = await discoverGroups(janitorClient(config), config);
     expect(groups.map((group) => group.id).sort()).toEqual(

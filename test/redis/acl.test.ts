@@ -6,6 +6,7 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient } from "../../src/redis/createRedisClient.js";
 import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
+import { pattern } from "../discovery/discoveryHarness.js";
 import { ACL_FILE, aclFileForTest, aclUsers } from "../support/aclFile.js";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
@@ -163,18 +164,7 @@ describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () 
     for (const stream of tenants)
       await addStuckEntries(admin, stream, "workers", numberedBodies(4));
     const config = testConfig(server.url, prefix, [], {
-      discover: [
-        {
-          match: `${prefix}:tenant:*`,
-          groups: "*",
-          minIdleMs: 1000,
-          maxDeliveries: 5,
-          action: "requeue",
-          requeueStream: "",
-          deadLetterStream: "",
-          deadLetterMaxLen: 100_000,
-        },
-      ],
+      discover: [pattern(`${prefix}:tenant:*`)],
     });
     const file = await writeConfigFile(config);
     cleanups.push(file.remove);
