@@ -8,6 +8,7 @@ import {
 } from "./explainRedisError.js";
 import { clearConnectionError, recordConnectionError } from "./describeRedisFailure.js";
 import { reconnectWhenAbandoned } from "./reconnectWhenAbandoned.js";
+import { SentinelTlsProbe } from "./sentinelTlsProbe.js";
 
 export type RedisClientOptions = RedisEndpointSettings & {
   /** Shown in CLIENT LIST, so operators can tell the janitor's connections apart. */
@@ -25,6 +26,9 @@ export type RedisClientOptions = RedisEndpointSettings & {
   failFast?: boolean;
 };
 
+/** ioredis' error once no Sentinel answered (it names only the last, wrapped, error). */
+const UNREACHABLE_SENTINELS = /^All sentinels are unreachable/u;
+
 /** A replica (the old primary, after a failover) answers writes with READONLY. */
 const READONLY = /^READONLY\b/u;
 
@@ -36,8 +40,9 @@ const READONLY = /^READONLY\b/u;
 export function createRedisClient(options: RedisClientOptions): Redis {
   const isTls = options.url.startsWith("rediss://");
   const maxRetryDelayMs = options.mode === "sentinel" ? 400 : 2000;
+  const endpoint = endpointOptions(options);
   const client = new Redis({
-    ...endpointOptions(options),
+    ...endpoint,
     connectionName: options.connectionName,
     // CLIENT SETINFO (7.2+) is not in the least-privilege ACL: denied, it would fill ACL LOG.
     disableClientInfo: true,
@@ -64,13 +69,26 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     logger: options.logger,
     delayMs: maxRetryDelayMs,
   });
+  const sentinelTls =
+    endpoint.sentinelTLS === undefined
+      ? undefined
+      : new SentinelTlsProbe(endpoint.sentinelTLS, Math.max(options.commandTimeoutMs, 1000));
+  if (sentinelTls !== undefined) {
+    client.on("sentinelError", (error: Error) => sentinelTls.onSentinelError(error));
+  }
   let lastErrorLogged = "";
   client.on("error", (error: Error) => {
+    // "All sentinels are unreachable ... Connection is closed": say why, if it was TLS.
+    const sentinelProblem = UNREACHABLE_SENTINELS.test(error.message)
+      ? sentinelTls?.tlsProblem
+      : undefined;
+    if (sentinelProblem !== undefined) error.message = `${sentinelProblem} (${error.message})`;
     // Kept for the operator-facing explanation of later failures (/readyz, start-up, sweep).
     recordConnectionError(client, error);
     // "connect": the socket (and TLS) is up but the connection was never ready.
     const resetBeforeReady = isTls && client.status === "connect" && tlsProblem === undefined;
     const tls =
+      sentinelProblem ??
       describeTlsError(error) ??
       (resetBeforeReady ? describeResetAfterHandshake(error) : undefined);
     tlsProblem = tls ?? tlsProblem;
@@ -89,6 +107,7 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     }
     lastErrorLogged = "";
     tlsProblem = undefined;
+    sentinelTls?.clear();
   });
   return client;
 }

@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { plainRedisConfig, type RedisTlsConfig } from "../../src/config/types.js";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
-import { runCli, writeConfigFile } from "../support/daemonProcess.js";
+import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
@@ -140,13 +140,18 @@ describe("Sentinel over TLS (rediss://): the Sentinel and the primary both TLS-o
     expect((await redis.xpending(stream, "workers"))[0]).toBe(0);
   });
 
-  it("says TLS and why when the Sentinel's certificate is not trusted", async () => {
+  it("says TLS and why when the Sentinel's certificate is not trusted, and is not ready", async () => {
     const path = await sentinelConfigFile(
       uniquePrefix("sentinel-tls-fail"),
       mutualTls({ caFile: certificates.otherCaFile }),
     );
-    const result = await runCli(["sweep", "--config", path]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/TLS handshake failed: .*unknown CA/u);
+    const daemon = await DaemonProcess.start(path);
+    cleanups.push(() => daemon.kill());
+    // ioredis alone reports "All sentinels are unreachable ... Connection is closed".
+    const line = await daemon.waitForLog((l) =>
+      /^TLS handshake failed: .*unknown CA.*redis\.tls\.caFile/u.test(String(l.msg)),
+    );
+    expect(JSON.stringify(line.err)).toMatch(/All sentinels are unreachable/u);
+    expect((await fetch(`${daemon.httpUrl}/readyz`)).status).toBe(503);
   });
 });
