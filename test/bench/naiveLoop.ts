@@ -18,7 +18,8 @@ type AutoClaimReply = [string, ([string, string[] | null] | null)[], string[]?];
 /**
  * The loop a user would write by hand: XAUTOCLAIM a page with bodies, then one pipeline with an
  * XADD copy and an XACK per entry. It carries less metadata than the janitor (no delivery counts
- * or last owner: XAUTOCLAIM does not return them) and is neither atomic nor fenced.
+ * or last owner: XAUTOCLAIM does not return them) and is neither atomic nor fenced. Its copies
+ * have the janitor's layout (the original fields first, the metadata after them).
  */
 export async function naiveSweep(redis: Redis, options: NaiveOptions): Promise<number> {
   const { stream, group, path } = options;
@@ -41,7 +42,7 @@ export async function naiveSweep(redis: Redis, options: NaiveOptions): Promise<n
       const [id, fields] = entry;
       if (fields === null) continue;
       if (path === "requeue") {
-        pipeline.xadd(stream, "*", "x-original-id", id, ...fields);
+        pipeline.xadd(stream, "*", ...fields, "x-original-id", id);
       } else {
         pipeline.xadd(
           options.deadLetterStream,
@@ -49,6 +50,7 @@ export async function naiveSweep(redis: Redis, options: NaiveOptions): Promise<n
           "~",
           options.deadLetterMaxLen,
           "*",
+          ...fields,
           "x-original-id",
           id,
           "x-original-stream",
@@ -59,7 +61,6 @@ export async function naiveSweep(redis: Redis, options: NaiveOptions): Promise<n
           "action",
           "x-dead-lettered-at",
           String(Date.now()),
-          ...fields,
         );
       }
       pipeline.xack(stream, group, id);
