@@ -161,6 +161,27 @@ describe.skipIf(missing !== undefined)(
       }
     });
 
+    it("mounts the CA and client certificate from an optional Secret where config.yaml names them", async () => {
+      const deployment = find(objects("base"), "Deployment", "stream-janitor");
+      const podSpec = podSpecOf(deployment) ?? {};
+      const volumes = (Array.isArray(podSpec.volumes) ? podSpec.volumes : []) as unknown[];
+      expect(volumes).toContainEqual({
+        name: "redis-tls",
+        secret: { secretName: "stream-janitor-redis-tls", optional: true, defaultMode: 0o440 },
+      });
+      const janitor = containersOf(podSpec).find((c) => c.name === "stream-janitor");
+      const mount = janitor?.volumeMounts?.find((m) => m.name === "redis-tls");
+      expect(mount?.mountPath).toBe("/var/run/secrets/stream-janitor/tls");
+      const config = await readFile(join(repoRoot, "deploy/kubernetes/base/config.yaml"), "utf8");
+      for (const [key, file] of [
+        ["caFile", "ca.crt"],
+        ["certFile", "tls.crt"],
+        ["keyFile", "tls.key"],
+      ]) {
+        expect(config).toContain(`#   ${key ?? ""}: ${mount?.mountPath ?? "?"}/${file ?? ""}`);
+      }
+    });
+
     it("mounts only ConfigMaps that are rendered with it", () => {
       for (const dir of KUSTOMIZATIONS) {
         const configMaps = new Set(
