@@ -54,13 +54,13 @@ describe("Dockerfile", () => {
     expect(users[users.length - 1]).toBe("1000:1000");
   });
 
-  it("starts Node in exec form, source maps on through NODE_OPTIONS", () => {
+  it("starts Node in exec form, source maps on and the heap capped through NODE_OPTIONS", () => {
     const [entrypoint, ...more] = instructions(finalStage, "ENTRYPOINT");
     expect(more).toEqual([]);
     expect(JSON.parse(entrypoint ?? "null")).toEqual(["node", "/app/dist/cli.js"]);
     expect(JSON.parse(instructions(finalStage, "CMD")[0] ?? "null")).toEqual(["run"]);
     const env = new Map(instructions(finalStage, "ENV").flatMap((args) => [...keyValues(args)]));
-    expect(env.get("NODE_OPTIONS")).toBe("--enable-source-maps");
+    expect(env.get("NODE_OPTIONS")).toBe("--enable-source-maps --max-old-space-size=160");
   });
 
   it("carries OCI labels with the package's version, source and license", () => {

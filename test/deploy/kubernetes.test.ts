@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/daemonProcess.js";
+import { keyValues, parseDockerfile } from "./dockerfile.js";
 import { schemaProblems } from "./kubernetesSchemas.js";
 import {
   containersOf,
@@ -29,6 +30,25 @@ async function packageVersion(): Promise<string> {
     version: string;
   };
   return pkg.version;
+}
+
+/** The image's `--max-old-space-size` (MB), from the Dockerfile's final stage. */
+async function imageHeapCapMb(): Promise<number> {
+  const { stages } = parseDockerfile(await readFile(join(repoRoot, "Dockerfile"), "utf8"));
+  const options = (stages[stages.length - 1]?.instructions ?? [])
+    .filter((instruction) => instruction.keyword === "ENV")
+    .map((instruction) => keyValues(instruction.args).get("NODE_OPTIONS") ?? "")
+    .join(" ");
+  const cap = /--max-old-space-size=(\d+)/u.exec(options)?.[1];
+  if (cap === undefined) throw new Error("the image sets no --max-old-space-size");
+  return Number(cap);
+}
+
+/** A Kubernetes memory quantity in MiB (the manifests use Mi and Gi). */
+function mebibytes(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/u.exec(quantity);
+  if (match === null) throw new Error(`unexpected memory quantity ${quantity}`);
+  return Number(match[1]) * (match[2] === "Gi" ? 1024 : 1);
 }
 
 function objects(dir: (typeof KUSTOMIZATIONS)[number]): KubeObject[] {
@@ -156,6 +176,28 @@ describe.skipIf(missing !== undefined)(
             expect(container.resources?.requests?.memory, where).toBeDefined();
             expect(container.resources?.limits?.memory, where).toBeDefined();
             expect(container.resources?.requests?.cpu, where).toBeDefined();
+          }
+        }
+      }
+    });
+
+    it("keeps the image's heap cap within two thirds of every janitor's memory limit", async () => {
+      const heapCapMb = await imageHeapCapMb();
+      for (const dir of KUSTOMIZATIONS) {
+        for (const object of objects(dir)) {
+          const podSpec = podSpecOf(object);
+          if (podSpec === undefined) continue;
+          for (const container of containersOf(podSpec)) {
+            if (container.name !== "stream-janitor") continue;
+            const where = `${dir}: ${kindAndName(object)}`;
+            const env = Array.isArray(container.env) ? container.env : [];
+            // A NODE_OPTIONS of the manifest would replace the image's, cap included.
+            expect(
+              env.filter((e) => isRecord(e) && e.name === "NODE_OPTIONS"),
+              where,
+            ).toEqual([]);
+            const limitMb = mebibytes(container.resources?.limits?.memory ?? "0");
+            expect(heapCapMb, where).toBeLessThanOrEqual((2 / 3) * limitMb);
           }
         }
       }
