@@ -10,7 +10,7 @@ ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json LICENSE ./
 COPY config/tsconfig.build.json config/
 COPY src/ src/
 # --ignore-scripts: no dependency runs code at install; the build is run explicitly.
@@ -47,7 +47,8 @@ LABEL org.opencontainers.image.title="stream-janitor" \
 # it with the limit for more groups (deploy/kubernetes/README.md, "Resources").
 ENV NODE_ENV=production NODE_OPTIONS="--enable-source-maps --max-old-space-size=160"
 WORKDIR /app
-COPY --from=product /app/package.json ./
+# The MIT license asks for its notice in every copy: the image is one.
+COPY --from=product /app/package.json /app/LICENSE ./
 COPY --from=product /app/node_modules/ node_modules/
 COPY --from=product /app/dist/ dist/
 RUN ln -s /app/dist/cli.js /usr/local/bin/stream-janitor && chmod +x /app/dist/cli.js

@@ -86,6 +86,11 @@ describe("Dockerfile", () => {
     expect(instructions(finalStage, "COPY").join("\n")).not.toMatch(/\btest\b|src\//u);
   });
 
+  it("ships the LICENSE next to package.json", () => {
+    const copies = instructions(finalStage, "COPY").map((args) => args.split(/\s+/u));
+    expect(copies.some((words) => words.includes("/app/LICENSE"))).toBe(true);
+  });
+
   it("gets a build context with the build's inputs and nothing else", () => {
     const copied = dockerfile.stages
       .flatMap((stage) => instructions(stage, "COPY"))

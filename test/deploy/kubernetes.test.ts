@@ -1,7 +1,8 @@
 // The Kubernetes manifests as a cluster would receive them: every kustomization rendered with
 // `kubectl kustomize`, each object checked against its schema, the restricted Pod Security
 // Standard, the image policy and the wiring between objects. Without kubectl the rendering tests
-// are skipped with the reason in their name (CI installs kubectl where it can).
+// are skipped with the reason in their name (.ci/run does not install kubectl: no distribution
+// package is standard for it).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
