@@ -182,26 +182,37 @@ describe.skipIf(missing !== undefined)(
       }
     });
 
-    it("mounts the CA and client certificate from an optional Secret where config.yaml names them", async () => {
-      const deployment = find(objects("base"), "Deployment", "stream-janitor");
-      const podSpec = podSpecOf(deployment) ?? {};
-      const volumes = (Array.isArray(podSpec.volumes) ? podSpec.volumes : []) as unknown[];
-      expect(volumes).toContainEqual({
-        name: "redis-tls",
-        secret: { secretName: "stream-janitor-redis-tls", optional: true, defaultMode: 0o440 },
-      });
-      const janitor = containersOf(podSpec).find((c) => c.name === "stream-janitor");
-      const mount = janitor?.volumeMounts?.find((m) => m.name === "redis-tls");
-      expect(mount?.mountPath).toBe("/var/run/secrets/stream-janitor/tls");
-      const config = await readFile(join(repoRoot, "deploy/kubernetes/base/config.yaml"), "utf8");
-      for (const [key, file] of [
-        ["caFile", "ca.crt"],
-        ["certFile", "tls.crt"],
-        ["keyFile", "tls.key"],
-      ]) {
-        expect(config).toContain(`#   ${key ?? ""}: ${mount?.mountPath ?? "?"}/${file ?? ""}`);
-      }
-    });
+    it.each([
+      ["base", "Deployment", "stream-janitor", "redis-tls", "base/config.yaml"],
+      [
+        "overlays/sidecar",
+        "Deployment",
+        "orders-billing-consumer",
+        "stream-janitor-redis-tls",
+        "components/sidecar/sidecar-config.yaml",
+      ],
+    ] as const)(
+      "%s mounts the CA and client certificate from an optional Secret where its config names them",
+      async (dir, kind, name, volumeName, configFile) => {
+        const podSpec = podSpecOf(find(objects(dir), kind, name)) ?? {};
+        const volumes = (Array.isArray(podSpec.volumes) ? podSpec.volumes : []) as unknown[];
+        expect(volumes).toContainEqual({
+          name: volumeName,
+          secret: { secretName: "stream-janitor-redis-tls", optional: true, defaultMode: 0o440 },
+        });
+        const janitor = containersOf(podSpec).find((c) => c.name === "stream-janitor");
+        const mount = janitor?.volumeMounts?.find((m) => m.name === volumeName);
+        expect(mount?.mountPath).toBe("/var/run/secrets/stream-janitor/tls");
+        const config = await readFile(join(repoRoot, "deploy/kubernetes", configFile), "utf8");
+        for (const [key, file] of [
+          ["caFile", "ca.crt"],
+          ["certFile", "tls.crt"],
+          ["keyFile", "tls.key"],
+        ]) {
+          expect(config).toContain(`#   ${key ?? ""}: ${mount?.mountPath ?? "?"}/${file ?? ""}`);
+        }
+      },
+    );
 
     it("keeps the image's heap cap within two thirds of every janitor's memory limit", async () => {
       const heapCapMb = await imageHeapCapMb();
