@@ -17,6 +17,7 @@ import {
   kustomize,
   podSpecOf,
   repoRoot,
+  type ContainerSpec,
   type KubeObject,
 } from "./kustomize.js";
 import { restrictedViolations } from "./podSecurity.js";
@@ -56,6 +57,20 @@ function objects(dir: (typeof KUSTOMIZATIONS)[number]): KubeObject[] {
   const list = rendered.get(dir);
   if (list === undefined) throw new Error(`${dir} was not rendered`);
   return list;
+}
+
+/** Every janitor container of every rendered kustomization, with where it was found. */
+function janitorContainers(): { where: string; container: ContainerSpec }[] {
+  return KUSTOMIZATIONS.flatMap((dir) =>
+    objects(dir).flatMap((object) => {
+      const podSpec = podSpecOf(object);
+      return podSpec === undefined
+        ? []
+        : containersOf(podSpec)
+            .filter((container) => container.name === "stream-janitor")
+            .map((container) => ({ where: `${dir}: ${kindAndName(object)}`, container }));
+    }),
+  );
 }
 
 function find(list: KubeObject[], kind: string, name?: string): KubeObject {
@@ -167,18 +182,12 @@ describe.skipIf(missing !== undefined)(
     });
 
     it("gives every janitor container measured memory and CPU settings", () => {
-      for (const dir of KUSTOMIZATIONS) {
-        for (const object of objects(dir)) {
-          const podSpec = podSpecOf(object);
-          if (podSpec === undefined) continue;
-          for (const container of containersOf(podSpec)) {
-            if (container.name !== "stream-janitor") continue;
-            const where = `${dir}: ${kindAndName(object)}`;
-            expect(container.resources?.requests?.memory, where).toBeDefined();
-            expect(container.resources?.limits?.memory, where).toBeDefined();
-            expect(container.resources?.requests?.cpu, where).toBeDefined();
-          }
-        }
+      const janitors = janitorContainers();
+      expect(janitors).toHaveLength(3);
+      for (const { where, container } of janitors) {
+        expect(container.resources?.requests?.memory, where).toBeDefined();
+        expect(container.resources?.limits?.memory, where).toBeDefined();
+        expect(container.resources?.requests?.cpu, where).toBeDefined();
       }
     });
 
@@ -216,23 +225,17 @@ describe.skipIf(missing !== undefined)(
 
     it("keeps the image's heap cap within two thirds of every janitor's memory limit", async () => {
       const heapCapMb = await imageHeapCapMb();
-      for (const dir of KUSTOMIZATIONS) {
-        for (const object of objects(dir)) {
-          const podSpec = podSpecOf(object);
-          if (podSpec === undefined) continue;
-          for (const container of containersOf(podSpec)) {
-            if (container.name !== "stream-janitor") continue;
-            const where = `${dir}: ${kindAndName(object)}`;
-            const env = Array.isArray(container.env) ? container.env : [];
-            // A NODE_OPTIONS of the manifest would replace the image's, cap included.
-            expect(
-              env.filter((e) => isRecord(e) && e.name === "NODE_OPTIONS"),
-              where,
-            ).toEqual([]);
-            const limitMb = mebibytes(container.resources?.limits?.memory ?? "0");
-            expect(heapCapMb, where).toBeLessThanOrEqual((2 / 3) * limitMb);
-          }
-        }
+      const janitors = janitorContainers();
+      expect(janitors).toHaveLength(3);
+      for (const { where, container } of janitors) {
+        const env = Array.isArray(container.env) ? container.env : [];
+        // A NODE_OPTIONS of the manifest would replace the image's, cap included.
+        expect(
+          env.filter((e) => isRecord(e) && e.name === "NODE_OPTIONS"),
+          where,
+        ).toEqual([]);
+        const limitMb = mebibytes(container.resources?.limits?.memory ?? "0");
+        expect(heapCapMb, where).toBeLessThanOrEqual((2 / 3) * limitMb);
       }
     });
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,14 +10,15 @@ import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix } from "../support/redisServer.js";
+import { startSentinelProcess } from "../support/sentinelSet.js";
 import { testConfig } from "../support/testConfig.js";
 import {
   makeTestCertificates,
+  mutualTlsConfig,
   startTlsRedis,
   type TestCertificates,
   type TlsRedisServer,
 } from "../support/tlsCertificates.js";
-import { waitFor } from "../support/waitFor.js";
 
 const MASTER = "tls-primary";
 
@@ -56,23 +57,7 @@ async function startTlsSentinel(primaryPort: number): Promise<ChildProcess> {
       "",
     ].join("\n"),
   );
-  const child = spawn("redis-server", [path, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString();
-  };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
-  await waitFor(() => output.includes("+monitor master") || child.exitCode !== null, {
-    timeoutMs: 10_000,
-    what: "the TLS Sentinel to start",
-  });
-  if (child.exitCode !== null) throw new Error(`redis-server --sentinel exited:\n${output}`);
-  child.stdout.off("data", onData);
-  child.stderr.off("data", onData);
-  child.stdout.resume();
-  child.stderr.resume();
-  return child;
+  return startSentinelProcess(path);
 }
 
 beforeAll(async () => {
@@ -96,13 +81,7 @@ afterEach(async () => {
 });
 
 function mutualTls(overrides: Partial<RedisTlsConfig> = {}): RedisTlsConfig {
-  return {
-    caFile: certificates.caFile,
-    certFile: certificates.clientCertFile,
-    keyFile: certificates.clientKeyFile,
-    serverName: "",
-    ...overrides,
-  };
+  return mutualTlsConfig(certificates, overrides);
 }
 
 async function sentinelConfigFile(prefix: string, tls: RedisTlsConfig): Promise<string> {

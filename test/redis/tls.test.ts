@@ -9,6 +9,7 @@ import { uniquePrefix } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
 import {
   makeTestCertificates,
+  mutualTlsConfig,
   startTlsRedis,
   type TestCertificates,
   type TlsRedisServer,
@@ -34,13 +35,7 @@ afterEach(async () => {
 });
 
 function mutualTls(overrides: Partial<RedisTlsConfig> = {}): RedisTlsConfig {
-  return {
-    caFile: certificates.caFile,
-    certFile: certificates.clientCertFile,
-    keyFile: certificates.clientKeyFile,
-    serverName: "",
-    ...overrides,
-  };
+  return mutualTlsConfig(certificates, overrides);
 }
 
 async function configFile(prefix: string, tls: RedisTlsConfig, url = server.url): Promise<string> {

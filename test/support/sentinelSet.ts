@@ -229,7 +229,14 @@ async function spawnSentinel(
       "",
     ].join("\n"),
   );
-  const child = spawn("redis-server", [path, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
+  return startSentinelProcess(path);
+}
+
+/** `redis-server <config> --sentinel`, once it monitors its master (its output says so). */
+export async function startSentinelProcess(configPath: string): Promise<ChildProcess> {
+  const child = spawn("redis-server", [configPath, "--sentinel"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const onData = (chunk: Buffer): void => {
     output += chunk.toString();

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
+import type { RedisTlsConfig } from "../../src/config/types.js";
 import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 
 const run = promisify(execFile);
@@ -166,5 +167,19 @@ export async function startTlsRedis(certificates: TestCertificates): Promise<Tls
       process.off("exit", killOnExit);
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** `redis.tls` for mutual TLS with these certificates (the client's certificate and the CA). */
+export function mutualTlsConfig(
+  certificates: TestCertificates,
+  overrides: Partial<RedisTlsConfig> = {},
+): RedisTlsConfig {
+  return {
+    caFile: certificates.caFile,
+    certFile: certificates.clientCertFile,
+    keyFile: certificates.clientKeyFile,
+    serverName: "",
+    ...overrides,
   };
 }
