@@ -29,6 +29,9 @@ export type RedisClientOptions = RedisEndpointSettings & {
 /** ioredis' error once no Sentinel answered (it names only the last, wrapped, error). */
 const UNREACHABLE_SENTINELS = /^All sentinels are unreachable/u;
 
+/** The retry delay ioredis writes into its Sentinel errors. */
+const RETRY_DELAY = /\bafter \d+ms\b/gu;
+
 /** A replica (the old primary, after a failover) answers writes with READONLY. */
 const READONLY = /^READONLY\b/u;
 
@@ -93,8 +96,11 @@ export function createRedisClient(options: RedisClientOptions): Redis {
       (resetBeforeReady ? describeResetAfterHandshake(error) : undefined);
     tlsProblem = tls ?? tlsProblem;
     // Reconnect loops repeat the same error many times a second; log each distinct one once.
-    if (error.message === lastErrorLogged) return;
-    lastErrorLogged = error.message;
+    // The retry delay in ioredis' Sentinel message ("Retrying from scratch after 40ms") grows
+    // with every round: it does not make the error a new one.
+    const errorKey = error.message.replace(RETRY_DELAY, "after <delay>");
+    if (errorKey === lastErrorLogged) return;
+    lastErrorLogged = errorKey;
     options.logger.warn(
       { connection: options.connectionName, err: error, ...(tls === undefined ? {} : { tls }) },
       tls ?? "redis connection error",
