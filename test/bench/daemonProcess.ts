@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { gunzipSync } from "node:zlib";
-import { keyValues, parseDockerfile } from "../deploy/dockerfile.js";
+import { imageNodeOptions } from "../deploy/dockerfile.js";
 
 /** A `stream-janitor run` child process, as an operator would run it. */
 export interface DaemonChild {
@@ -35,15 +35,8 @@ const ROOT = new URL("../../../../../../", import.meta.url);
  * The NODE_OPTIONS of the image's final stage (the V8 heap cap above all): a child measured
  * without them would show V8's lazy collection on a large host, not what the image runs.
  */
-async function imageNodeOptions(): Promise<string> {
-  const { stages } = parseDockerfile(await readFile(new URL("Dockerfile", ROOT), "utf8"));
-  const env = (stages[stages.length - 1]?.instructions ?? [])
-    .filter((instruction) => instruction.keyword === "ENV")
-    .map((instruction) => keyValues(instruction.args).get("NODE_OPTIONS"))
-    .filter((value) => value !== undefined);
-  const options = env[env.length - 1];
-  if (options === undefined) throw new Error("the Dockerfile's final stage sets no NODE_OPTIONS");
-  return options;
+async function childNodeOptions(): Promise<string> {
+  return imageNodeOptions(await readFile(new URL("Dockerfile", ROOT), "utf8"));
 }
 
 /**
@@ -60,7 +53,7 @@ export async function startDaemonChild(
   await writeFile(configPath, JSON.stringify(config));
   const child = spawn(process.execPath, [cliPath, "run", "--config", configPath], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, STREAM_JANITOR_CONFIG: "", NODE_OPTIONS: await imageNodeOptions() },
+    env: { ...process.env, STREAM_JANITOR_CONFIG: "", NODE_OPTIONS: await childNodeOptions() },
   });
   running.add(child);
   let signalled = false;

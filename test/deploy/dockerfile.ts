@@ -93,3 +93,15 @@ export function inBuildContext(ignoreLines: readonly string[], path: string): bo
   }
   return included;
 }
+
+/** The image's NODE_OPTIONS: the last one its final stage sets (the V8 heap cap among them). */
+export function imageNodeOptions(dockerfileText: string): string {
+  const { stages } = parseDockerfile(dockerfileText);
+  const values = (stages[stages.length - 1]?.instructions ?? [])
+    .filter((instruction) => instruction.keyword === "ENV")
+    .map((instruction) => keyValues(instruction.args).get("NODE_OPTIONS"))
+    .filter((value) => value !== undefined);
+  const options = values[values.length - 1];
+  if (options === undefined) throw new Error("the Dockerfile's final stage sets no NODE_OPTIONS");
+  return options;
+}

@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/daemonProcess.js";
-import { keyValues, parseDockerfile } from "./dockerfile.js";
+import { imageNodeOptions } from "./dockerfile.js";
 import { schemaProblems } from "./kubernetesSchemas.js";
 import {
   containersOf,
@@ -36,11 +36,7 @@ async function packageVersion(): Promise<string> {
 
 /** The image's `--max-old-space-size` (MB), from the Dockerfile's final stage. */
 async function imageHeapCapMb(): Promise<number> {
-  const { stages } = parseDockerfile(await readFile(join(repoRoot, "Dockerfile"), "utf8"));
-  const options = (stages[stages.length - 1]?.instructions ?? [])
-    .filter((instruction) => instruction.keyword === "ENV")
-    .map((instruction) => keyValues(instruction.args).get("NODE_OPTIONS") ?? "")
-    .join(" ");
+  const options = imageNodeOptions(await readFile(join(repoRoot, "Dockerfile"), "utf8"));
   const cap = /--max-old-space-size=(\d+)/u.exec(options)?.[1];
   if (cap === undefined) throw new Error("the image sets no --max-old-space-size");
   return Number(cap);
