@@ -7,11 +7,11 @@ import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness
 const fixture = useRedisServer();
 
 /**
- * The script reads the bodies of a run of idle entries with one XRANGE when they are next to
- * each other in the stream too, and claims them with XAUTOCLAIM JUSTID; an entry of the range
- * that is not in the run (acknowledged) sends it back to the usual claim. Whichever way, each
- * copy must carry its own original's fields and delivery count, and deleted entries must be
- * reported as ghosts.
+ * The script claims a run of idle entries with XAUTOCLAIM JUSTID and reads their bodies with
+ * XRANGE over their span of the stream: in one pass when they are next to each other, picking
+ * them out when other entries (acknowledged ones) lie in between, and with XCLAIM when those
+ * outnumber them. Whichever way, each copy must carry its own original's fields and delivery
+ * count, and deleted entries must be reported as ghosts.
  */
 async function stuckStream(
   name: string,
@@ -63,6 +63,7 @@ async function sweepAndCheck(
     expect(copy.fields.get("x-delivery-count")).toBe("2");
   }
   expect(await fixture.redis.xpending(stream, "workers")).toEqual([0, null, null, null]);
+  return result;
 }
 
 describe("runs of idle entries next to each other in the stream", () => {
@@ -71,12 +72,12 @@ describe("runs of idle entries next to each other in the stream", () => {
     await sweepAndCheck(stream, ids, { acknowledged: [], deleted: [0, 10, 33, 79] }, "requeue");
   });
 
-  it("falls back to the usual claim when an acknowledged entry sits inside the first probe", async () => {
+  it("picks the run out of a range with acknowledged entries inside the first probe", async () => {
     const { stream, ids } = await stuckStream("probe", 80);
     await sweepAndCheck(stream, ids, { acknowledged: [5, 6, 50], deleted: [3, 60] }, "requeue");
   });
 
-  it("claims the adjacent part and then the rest when an acknowledged entry sits after the probe", async () => {
+  it("reads the adjacent part and then picks out the rest when an acknowledged entry sits after the probe", async () => {
     const { stream, ids } = await stuckStream("later", 80);
     await sweepAndCheck(stream, ids, { acknowledged: [41], deleted: [40, 42] }, "dead-letter");
   });
@@ -86,4 +87,51 @@ describe("runs of idle entries next to each other in the stream", () => {
     const everyThird = ids.map((_, i) => i).filter((i) => i % 3 === 1);
     await sweepAndCheck(stream, ids, { acknowledged: everyThird, deleted: [0, 89] }, "requeue");
   });
+
+  it("claims once and reads past the entries of other consumers in between, one by one never", async () => {
+    const { stream, ids } = await stuckStream("alternating", 200);
+    const everyOther = ids.map((_, i) => i).filter((i) => i % 2 === 1);
+    const before = await commandCalls(["xautoclaim", "xclaim", "xrange"]);
+    const result = await sweepAndCheck(
+      stream,
+      ids,
+      { acknowledged: everyOther, deleted: [2] },
+      "requeue",
+    );
+    const calls = await commandCalls(["xautoclaim", "xclaim", "xrange"], before);
+    // One claim per PEL window (a window's idle entries are one run here), and at most three
+    // reads of the run's span.
+    expect(calls).toMatchObject({ xautoclaim: result.windows, xclaim: 0 });
+    expect(calls.xrange).toBeLessThanOrEqual(3 * result.windows);
+  });
+
+  it("fetches the bodies with XCLAIM when other entries outnumber the run's", async () => {
+    const { stream, ids } = await stuckStream("sparse-span", 200);
+    const fourOfFive = ids.map((_, i) => i).filter((i) => i % 5 !== 0);
+    const before = await commandCalls(["xautoclaim", "xclaim"]);
+    const result = await sweepAndCheck(
+      stream,
+      ids,
+      { acknowledged: fourOfFive, deleted: [5] },
+      "dead-letter",
+    );
+    const calls = await commandCalls(["xautoclaim", "xclaim"], before);
+    // Each call finds out with its first run (one XCLAIM) and claims as usual from then on.
+    expect(calls.xclaim).toBe(result.pages);
+    expect(calls.xautoclaim).toBe(result.windows);
+  });
 });
+
+/** Calls of each command since `since` (INFO commandstats of this file's server). */
+async function commandCalls(
+  names: readonly string[],
+  since: Record<string, number> = {},
+): Promise<Record<string, number>> {
+  const info = await fixture.redis.info("commandstats");
+  const calls: Record<string, number> = {};
+  for (const name of names) {
+    const match = new RegExp(`^cmdstat_${name}:calls=(\\d+)`, "mu").exec(info);
+    calls[name] = Number(match?.[1] ?? 0) - (since[name] ?? 0);
+  }
+  return calls;
+}

@@ -5,9 +5,9 @@ sweepPage: one call of a sweep of one stream/group pair, atomically.
 Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
 entry), claims the idle entries of each window with XAUTOCLAIM (whose deleted ids are the
 ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
-while the call's time budget allows. Requeue and dead-letter read the bodies of idle entries
-that are next to each other in the stream with one XRANGE and claim them with XAUTOCLAIM JUSTID
-(see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
+while the call's time budget allows. Requeue and dead-letter claim with XAUTOCLAIM JUSTID and
+read the claimed entries' bodies with XRANGE over their span of the stream (see "Bodies in one
+sequential read"). Running it again after a crash writes nothing twice: what
 was acknowledged is no longer pending, what was handed off or put back is not idle any more.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
@@ -214,7 +214,8 @@ local maxFieldValues = 7900
 
 -- The XADD argument lists, reused from entry to entry: a prefix, the fields, the metadata.
 local requeueArgs, requeuePrefix = { 'XADD', target, '*' }, 3
-local deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', arg.deadLetterMaxLen, '*' }
+local deadLetterMaxLen = arg.deadLetterMaxLen
+local deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*' }
 local deadLetterPrefix = 6
 local requeueMetadata = { 'x-original-id', '', 'x-delivery-count', '' }
 local deadLetterMetadata = {
@@ -229,16 +230,6 @@ local function namesOf(metadata)
 end
 -- The dead-letter names include the requeue names: an entry with none of them is copied as is.
 local requeueNames, deadLetterNames = namesOf(requeueMetadata), namesOf(deadLetterMetadata)
-
--- The fast path, for entries without metadata-named fields (every first incarnation): their
--- fields go straight into the arguments of the write the action makes, in the same pass that
--- looks for those names.
-local likelyArgs, likelyPrefix = nil, 0
-if action == 'requeue' then
-  likelyArgs, likelyPrefix = requeueArgs, requeuePrefix
-elseif action == 'dead-letter' then
-  likelyArgs, likelyPrefix = deadLetterArgs, deadLetterPrefix
-end
 
 -- Appends the metadata after the first `n` values of `args` and writes the copy.
 local function writeWith(args, n, metadata)
@@ -264,9 +255,11 @@ end
 -- The windows.
 
 local result = {
-  examined = 0, claimed = 0, requeued = 0, reassigned = 0, deadLetteredMaxDeliveries = 0,
-  deadLetteredAction = 0, leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
+  examined = 0, reassigned = 0, deadLetteredMaxDeliveries = 0, deadLetteredAction = 0,
+  leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
 }
+-- The two counters every entry moves, as locals: a field of `result` is a hash lookup.
+local claimedCount, requeuedCount = 0, 0
 -- Lists filled with explicit counts: `#list` is a search in Lua 5.1, not a field read.
 local ghosts, ghostCount = {}, 0
 local oversized, oversizedCount = {}, 0
@@ -316,25 +309,14 @@ local function handle(id, fields, entry)
     oversized[oversizedCount] = id
     return
   end
-  result.claimed = result.claimed + 1
-  -- One pass over the names; `plain` stays true if no field is named like a metadata field.
+  claimedCount = claimedCount + 1
+  -- `plain`: no field is named like a metadata field (every first incarnation). The copy of a
+  -- plain entry is its own fields table (a fresh reply table) with the metadata appended.
   local plain = true
-  if likelyArgs then
-    for i = 1, fieldCount, 2 do
-      local name = fields[i]
-      if deadLetterNames[name] then
-        plain = false
-        break
-      end
-      likelyArgs[likelyPrefix + i] = name
-      likelyArgs[likelyPrefix + i + 1] = fields[i + 1]
-    end
-  else
-    for i = 1, fieldCount, 2 do
-      if deadLetterNames[fields[i]] then
-        plain = false
-        break
-      end
+  for i = 1, fieldCount, 2 do
+    if deadLetterNames[fields[i]] then
+      plain = false
+      break
     end
   end
   local originalId, deliveries = id, entry[4]
@@ -357,13 +339,28 @@ local function handle(id, fields, entry)
     reason = 'action'
   end
   if reason then
-    deadLetterMetadata[2] = originalId
-    deadLetterMetadata[8] = countText(deliveries)
-    deadLetterMetadata[10] = reason
-    deadLetterMetadata[14] = entry[2]
-    if plain and likelyArgs == deadLetterArgs then
-      writeWith(deadLetterArgs, deadLetterPrefix + fieldCount, deadLetterMetadata)
+    if plain then
+      local n = fieldCount
+      fields[n + 1] = 'x-original-id'
+      fields[n + 2] = originalId
+      fields[n + 3] = 'x-original-stream'
+      fields[n + 4] = source
+      fields[n + 5] = 'x-original-group'
+      fields[n + 6] = group
+      fields[n + 7] = 'x-delivery-count'
+      fields[n + 8] = countTexts[deliveries] or countText(deliveries)
+      fields[n + 9] = 'x-dead-letter-reason'
+      fields[n + 10] = reason
+      fields[n + 11] = 'x-dead-lettered-at'
+      fields[n + 12] = nowMsString
+      fields[n + 13] = 'x-last-consumer'
+      fields[n + 14] = entry[2]
+      redis.call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
     else
+      deadLetterMetadata[2] = originalId
+      deadLetterMetadata[8] = countText(deliveries)
+      deadLetterMetadata[10] = reason
+      deadLetterMetadata[14] = entry[2]
       writeFiltered(deadLetterArgs, deadLetterPrefix, deadLetterMetadata, deadLetterNames, fields)
     end
     ackCount = ackCount + 1
@@ -375,13 +372,12 @@ local function handle(id, fields, entry)
     end
   elseif action == 'requeue' then
     if plain then
-      -- The fast path written out: this is most of what the script does per entry.
-      local n = requeuePrefix + fieldCount
-      requeueArgs[n + 1] = 'x-original-id'
-      requeueArgs[n + 2] = originalId
-      requeueArgs[n + 3] = 'x-delivery-count'
-      requeueArgs[n + 4] = countTexts[deliveries] or countText(deliveries)
-      redis.call(unpack(requeueArgs, 1, n + 4))
+      -- The usual case written out: this is most of what the script does per entry.
+      fields[fieldCount + 1] = 'x-original-id'
+      fields[fieldCount + 2] = originalId
+      fields[fieldCount + 3] = 'x-delivery-count'
+      fields[fieldCount + 4] = countTexts[deliveries] or countText(deliveries)
+      redis.call('XADD', target, '*', unpack(fields, 1, fieldCount + 4))
     else
       requeueMetadata[2] = originalId
       requeueMetadata[4] = countText(deliveries)
@@ -389,7 +385,7 @@ local function handle(id, fields, entry)
     end
     ackCount = ackCount + 1
     acks[ackCount] = id
-    result.requeued = result.requeued + 1
+    requeuedCount = requeuedCount + 1
   else
     local consumer = pickConsumer(entry[2])
     if consumer then
@@ -422,20 +418,34 @@ end
 -- The claimed entries of the last XAUTOCLAIM, and how many of them are handled.
 local claiming, handledCount = NONE, 0
 
--- Accounts for one XAUTOCLAIM over the run idle[first..last] (window positions of idle entries
--- next to each other in the PEL): its claimed entries (`items`: id and fields) and its deleted
+-- Accounts for one XAUTOCLAIM over the run window[first..last] (idle entries next to each other
+-- in the PEL): its claimed entries (`items`: id and fields) and its deleted
 -- ids come back in PEL order, and are matched against the run in one pass, without a lookup
 -- table; each claimed entry is handled. Returns the position after the last one accounted for.
-local function settle(window, idle, first, last, items, deleted)
+local function settle(window, first, last, items, deleted)
   claiming, handledCount = items, 0
+  local itemCount = #items
+  if itemCount == last - first + 1 and deleted[1] == nil then
+    -- The usual case: every entry of the run claimed, in order.
+    local offset = first - 1
+    for k = 1, itemCount do
+      local item, entry = items[k], window[offset + k]
+      local id = item[1]
+      if id ~= entry[1] then error('XAUTOCLAIM answered outside its run at ' .. window[first][1]) end
+      handledCount = k - 1
+      handle(id, item[2] or {}, entry)
+    end
+    handledCount = itemCount
+    return last + 1
+  end
   local deletedCount = 0
   local position = first
   while position <= last do
-    local entry = window[idle[position]]
+    local entry = window[position]
     local id = entry[1]
     local item = items[handledCount + 1]
     if item and item[1] == id then
-      handle(id, item[2] or NONE, entry)
+      handle(id, item[2] or {}, entry)
       handledCount = handledCount + 1
     elseif deleted[deletedCount + 1] == id then
       deletedCount = deletedCount + 1
@@ -451,97 +461,110 @@ local function settle(window, idle, first, last, items, deleted)
       ghostCount = ghostCount + 1
       ghosts[ghostCount] = deleted[i]
     end
-    error('XAUTOCLAIM answered outside its run at ' .. window[idle[first]][1])
+    error('XAUTOCLAIM answered outside its run at ' .. window[first][1])
   end
-  if position == first then error('XAUTOCLAIM made no progress at ' .. window[idle[first]][1]) end
+  if position == first then error('XAUTOCLAIM made no progress at ' .. window[first][1]) end
   return position
 end
 
 -- Bodies in one sequential read. XAUTOCLAIM looks each claimed entry up in the stream twice
--- (does it exist, then its fields); when the run's entries are also next to each other in the
--- stream (a crashed consumer's batch), one XRANGE reads their fields in one pass and the claim
--- is made with JUSTID, which still removes and reports the deleted entries. A requeue or a
--- dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never
+-- (does it exist, then its fields). For requeue and dead-letter, a run of idle entries is claimed
+-- with XAUTOCLAIM JUSTID (the existence check only; deleted entries are still removed and
+-- reported), and the claimed entries' fields are read with XRANGE over their span of the stream:
+-- one sequential pass when they are next to each other (a crashed consumer's batch). A requeue or
+-- a dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never
 -- read again; reassign counts a hand-off by the claim's increment and keeps the usual claim.
--- A run whose range holds other entries (acknowledged ones) is found out within the first
--- RANGE_PROBE entries read, and the call claims as usual from then on.
+-- Other entries in the span (acknowledged ones, or other consumers' entries in between) are read
+-- and skipped while they are at most INTERLEAVE_MAX per claimed entry; beyond that the bodies
+-- still missing are fetched with XCLAIM (one lookup each, as the usual claim makes), and the rest
+-- of the call claims as usual. The first read takes at most RANGE_PROBE entries, so a span
+-- holding mostly other entries costs little to find out.
 local rangeReads = action == 'requeue' or action == 'dead-letter'
 local RANGE_PROBE = 32
+local INTERLEAVE_MAX = 3
 -- Shorter runs (the isolated stuck entries of a mostly fresh PEL) claim with one call instead
 -- of two: measured, the second call costs more than the lookups it saves.
 local RANGE_MIN_RUN = 4
+-- XCLAIM takes its ids on the Lua C stack too (see maxFieldValues).
+local XCLAIM_CHUNK = 5000
 
--- The fields of the run's entries while they are next to each other in the stream: the bodies
--- read (id and fields, in order), and the position of the last run entry they account for (its
--- deleted entries included), or nil when none.
-local function adjacentBodies(window, idle, first, last)
-  local bodies, count, coveredUpTo = {}, 0, nil
-  local position = first
-  local from, to = window[idle[first]][1], window[idle[last]][1]
-  local want = math.min(last - first + 1, RANGE_PROBE)
-  while true do
-    local chunk = redis.call('XRANGE', source, from, to, 'COUNT', want)
-    for k = 1, #chunk do
-      local body = chunk[k]
-      local id = body[1]
-      -- Run entries without a body on the way are deleted ones (XAUTOCLAIM reports them).
-      while position <= last and window[idle[position]][1] ~= id do position = position + 1 end
-      if position > last then
-        rangeReads = false -- an entry that is not in the run: not adjacent
-        return bodies, count, coveredUpTo
-      end
-      count = count + 1
-      bodies[count] = body
-      coveredUpTo = position
-      position = position + 1
+-- Gives the claimed entries ids[next..] found in `chunk` (a stretch of the stream that starts at
+-- or before ids[next]) their bodies. Both are in stream order and the claimed entries all exist,
+-- so each is found in turn. Returns the next id still without a body.
+local function collect(bodies, ids, next, chunk)
+  for k = 1, #chunk do
+    local body = chunk[k]
+    if body[1] == ids[next] then
+      bodies[next] = body
+      next = next + 1
     end
-    if #chunk < want then
-      -- The range is read to its end: the run entries left have no body.
-      if count > 0 then coveredUpTo = last end
-      return bodies, count, coveredUpTo
-    end
-    if position > last then return bodies, count, coveredUpTo end
-    from = '(' .. chunk[#chunk][1]
-    want = last - position + 1
   end
+  return next
 end
 
--- Claims the run with JUSTID after reading its bodies in one pass; nil when it cannot.
-local function claimAdjacent(window, idle, first, last)
-  local bodies, count, coveredUpTo = adjacentBodies(window, idle, first, last)
-  if not coveredUpTo then return nil end
-  claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[idle[first]][1],
-    'COUNT', coveredUpTo - first + 1, 'JUSTID')
-  local ids = reply[2]
-  for k = 1, math.max(#ids, count) do
-    if ids[k] ~= (bodies[k] and bodies[k][1]) then
-      claiming, handledCount = ids, 0
-      error('XAUTOCLAIM claimed other entries than XRANGE read at ' .. window[idle[first]][1])
+-- The bodies of the claimed entries ids[1..idCount] (in stream order, all existing), in order.
+local function bodiesOf(ids, idCount)
+  local last = ids[idCount]
+  local want = math.min(idCount, RANGE_PROBE)
+  local chunk = redis.call('XRANGE', source, ids[1], last, 'COUNT', want)
+  -- The span holds every claimed entry, so `want` entries come back, and they are exactly
+  -- ids[1..want] when the last of them is ids[want].
+  local bodies, next = chunk, want + 1
+  if chunk[want][1] == ids[want] then
+    if want == idCount then return chunk end
+    local rest = idCount - want
+    chunk = redis.call('XRANGE', source, '(' .. ids[want], last, 'COUNT', rest)
+    if chunk[rest][1] == last then
+      for k = 1, rest do bodies[want + k] = chunk[k] end
+      return bodies
     end
+  else
+    bodies, next = {}, 1
   end
-  return settle(window, idle, first, coveredUpTo, bodies, reply[3] or NONE)
+  -- Other entries lie in between: pick the claimed ones out while they are not too few.
+  while true do
+    local before = next
+    next = collect(bodies, ids, next, chunk)
+    if next > idCount or (next - before) * INTERLEAVE_MAX < #chunk then break end
+    chunk = redis.call('XRANGE', source, ids[next], last, 'COUNT',
+      (idCount - next + 1) * INTERLEAVE_MAX)
+  end
+  if next > idCount then return bodies end
+  rangeReads = false -- mostly other entries in between: not worth reading past them
+  for from = next, idCount, XCLAIM_CHUNK do
+    local to = math.min(from + XCLAIM_CHUNK - 1, idCount)
+    local fetched = redis.call('XCLAIM', source, group, janitor, 0, unpack(ids, from, to))
+    for k = 1, to - from + 1 do bodies[from + k - 1] = fetched[k] end
+  end
+  return bodies
 end
 
 -- One run: one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one
 -- up, so the claim never reaches past the run, whose owners are known, nor scans fresh entries).
 -- Returns the position after the last entry it accounted for.
-local function sweepRun(window, idle, first, last)
-  if rangeReads and last - first + 1 >= RANGE_MIN_RUN then
-    local position = claimAdjacent(window, idle, first, last)
-    if position then return position end
-  end
+local function sweepRun(window, first, last)
   claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle,
-    window[idle[first]][1], 'COUNT', last - first + 1)
-  return settle(window, idle, first, last, reply[2], reply[3] or NONE)
+  local from = window[first][1]
+  if rangeReads and last - first + 1 >= RANGE_MIN_RUN then
+    local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, from,
+      'COUNT', last - first + 1, 'JUSTID')
+    local ids = reply[2]
+    claiming, handledCount = ids, 0 -- until their bodies are read: put back on an error
+    local idCount = #ids
+    local bodies = idCount == 0 and NONE or bodiesOf(ids, idCount)
+    return settle(window, first, last, bodies, reply[3] or NONE)
+  end
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, from,
+    'COUNT', last - first + 1)
+  return settle(window, first, last, reply[2], reply[3] or NONE)
 end
 
 -- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
 -- number of entries examined.
 local function sweepWindow(window, size, claimLimit)
-  local idle, idleCount = {}, 0 -- window positions of the idle entries
+  -- The window ends before its (claimLimit + 1)-th idle entry.
   local examined = math.min(#window, size)
+  local idleCount = 0
   for i = 1, examined do
     if window[i][3] >= minIdle then
       if idleCount == claimLimit then
@@ -549,7 +572,6 @@ local function sweepWindow(window, size, claimLimit)
         break
       end
       idleCount = idleCount + 1
-      idle[idleCount] = i
     end
   end
   if idleCount == 0 then return examined end
@@ -557,10 +579,17 @@ local function sweepWindow(window, size, claimLimit)
   local claimStartedUs = nowUs()
   local ok, err = pcall(function()
     local first = 1
-    while first <= idleCount do
-      local last = first
-      while last < idleCount and idle[last + 1] == idle[last] + 1 do last = last + 1 end
-      first = sweepRun(window, idle, first, last)
+    while first <= examined do
+      if window[first][3] >= minIdle then
+        local last = examined -- every entry idle: one run, the usual case of a stuck PEL
+        if idleCount < examined then
+          last = first
+          while last < examined and window[last + 1][3] >= minIdle do last = last + 1 end
+        end
+        first = sweepRun(window, first, last)
+      else
+        first = first + 1
+      end
     end
   end)
   if not ok then
@@ -581,7 +610,7 @@ end
 local loopStartedUs = nowUs()
 local windowSize = math.min(math.max(firstWindow, 1), maxExamined)
 while failure == nil do
-  local claimLimit = maxClaimed - result.claimed - oversizedCount
+  local claimLimit = maxClaimed - claimedCount - oversizedCount
   local examineLimit = maxExamined - result.examined
   if claimLimit <= 0 or examineLimit <= 0 then break end
   local size = math.min(windowSize, examineLimit)
@@ -621,6 +650,7 @@ if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) =
   redis.call('XGROUP', 'DELCONSUMER', source, group, janitor)
 end
 
+result.claimed, result.requeued = claimedCount, requeuedCount
 local reply = {
   'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,
   'ghosts', ghosts, 'oversized', oversized, 'invalidCountIds', invalidCountIds,
