@@ -120,8 +120,7 @@ export async function instructionsScenario(options: BenchOptions): Promise<Scena
     for (const path of PATHS) {
       const group = benchGroup(STREAM, GROUP, path);
       for (const approach of ["janitor", "reference"] as const) {
-        await copyStream(admin, TEMPLATE, STREAM);
-        await admin.call("UNLINK", group.deadLetterStream);
+        await copyStream(admin, TEMPLATE, STREAM, group.deadLetterStream);
         const request = {
           group,
           janitorConsumer: JANITOR_CONSUMER,

@@ -64,8 +64,7 @@ async function sweepWithSlowlog(
   config: Config,
 ): Promise<{ entries: SlowlogEntry[]; avgUs: number; mainCalls: number }> {
   const group = benchGroup(STREAM, GROUP, config.path);
-  await copyStream(admin, TEMPLATE, STREAM);
-  await admin.call("UNLINK", group.deadLetterStream);
+  await copyStream(admin, TEMPLATE, STREAM, group.deadLetterStream);
   const janitor = config.approach.startsWith("janitor")
     ? await janitorConnection(server.url)
     : undefined;

@@ -54,8 +54,7 @@ async function runOnce(
   referencePageSize: number,
 ): Promise<Omit<ThroughputRun, "rep">> {
   const group = benchGroup(STREAM, GROUP, path);
-  await copyStream(admin, TEMPLATE, STREAM);
-  await admin.call("UNLINK", group.deadLetterStream);
+  await copyStream(admin, TEMPLATE, STREAM, group.deadLetterStream);
   const janitor = approach === "janitor (defaults)" ? await janitorConnection(url) : undefined;
   await resetStats(admin);
   const redisCpuBefore = await readRedisCpuSeconds(admin);
@@ -134,7 +133,7 @@ function innerBreakdown(run: ThroughputRun): string {
 
 export async function throughputScenario(options: BenchOptions): Promise<ScenarioResult> {
   const size = options.quick ? 20_000 : 200_000;
-  const reps = options.quick ? 2 : 3;
+  const reps = options.quick ? 2 : 5;
   const server = await startRedis();
   const admin = server.client();
   const runs: ThroughputRun[] = [];
