@@ -96,8 +96,10 @@ if #KEYS >= 5 then
   end
 end
 
+local exists = {} -- key -> true, for the keys found of the wanted type
 local function checkType(key, wanted, mayBeMissing)
   local keyType = redis.call('TYPE', key)['ok']
+  if keyType == wanted then exists[key] = true end
   if keyType == wanted or (mayBeMissing and keyType == 'none') then return nil end
   if keyType == 'none' then return refuse('NOSTREAM', 'no such stream: ' .. key) end
   return refuse('WRONGTYPE', key .. ' holds a ' .. keyType .. ', not a ' .. wanted)
@@ -121,7 +123,7 @@ end
 -- its sequence part allows (XADD * fails after that). Exact on the digits, no float involved.
 local MAX_PART = '18446744073709551615'
 local function lastGeneratedId(key)
-  if redis.call('EXISTS', key) == 0 then return nil end
+  if not exists[key] then return nil end
   local info = redis.call('XINFO', 'STREAM', key)
   for i = 1, #info, 2 do
     if info[i] == 'last-generated-id' then return info[i + 1] end
@@ -603,8 +605,9 @@ local function sweepWindow(window, size, claimLimit)
   end
   claiming, handledCount = NONE, 0
   acknowledge()
-  result.claimUs = result.claimUs + nowUs() - claimStartedUs
-  return examined
+  local endedUs = nowUs()
+  result.claimUs = result.claimUs + endedUs - claimStartedUs
+  return examined, endedUs
 end
 
 local loopStartedUs = nowUs()
@@ -616,7 +619,7 @@ while failure == nil do
   local size = math.min(windowSize, examineLimit)
   local window = redis.call('XPENDING', source, group, cursor, '+', size + 1)
   result.windows = result.windows + 1
-  local examined = sweepWindow(window, size, claimLimit)
+  local examined, claimsEndedUs = sweepWindow(window, size, claimLimit)
   result.examined = result.examined + examined
   if examined < #window then
     cursor = window[examined + 1][1]
@@ -625,7 +628,7 @@ while failure == nil do
     break
   end
   -- The next window takes what the rest of the budget allows at the cost seen so far.
-  local now = nowUs()
+  local now = claimsEndedUs or nowUs()
   local leftUs = budgetUs - (now - startedUs)
   local perEntryUs = (now - loopStartedUs) / math.max(result.examined, 1)
   windowSize = math.min(10000, math.floor(leftUs / math.max(perEntryUs, 0.05)))
