@@ -29,6 +29,7 @@ async function sweepAndCheck(
   ids: string[],
   gone: { acknowledged: number[]; deleted: number[] },
   action: "requeue" | "dead-letter",
+  counted: readonly string[] = [],
 ) {
   if (gone.acknowledged.length > 0) {
     await fixture.redis.xack(stream, "workers", ...gone.acknowledged.map((i) => ids[i] ?? ""));
@@ -41,11 +42,13 @@ async function sweepAndCheck(
     deadLetterStream: `${stream}:dead`,
   });
 
+  const before = await commandCalls(counted);
   const result = await sweepOnce(
     group,
     sweepContext(fixture.redis, { batchSize: 1000, maxScriptMs: 1000 }),
     neverAborted,
   );
+  const calls = await commandCalls(counted, before);
 
   const expected = ids.filter(
     (_, i) => !gone.acknowledged.includes(i) && !gone.deleted.includes(i),
@@ -63,7 +66,7 @@ async function sweepAndCheck(
     expect(copy.fields.get("x-delivery-count")).toBe("2");
   }
   expect(await fixture.redis.xpending(stream, "workers")).toEqual([0, null, null, null]);
-  return result;
+  return { result, calls };
 }
 
 describe("runs of idle entries next to each other in the stream", () => {
@@ -88,39 +91,26 @@ describe("runs of idle entries next to each other in the stream", () => {
     await sweepAndCheck(stream, ids, { acknowledged: everyThird, deleted: [0, 89] }, "requeue");
   });
 
-  it("claims once and reads past the entries of other consumers in between, one by one never", async () => {
-    const { stream, ids } = await stuckStream("alternating", 200);
-    const everyOther = ids.map((_, i) => i).filter((i) => i % 2 === 1);
-    const before = await commandCalls(["xautoclaim", "xclaim", "xrange"]);
-    const result = await sweepAndCheck(
-      stream,
-      ids,
-      { acknowledged: everyOther, deleted: [2] },
-      "requeue",
-    );
-    const calls = await commandCalls(["xautoclaim", "xclaim", "xrange"], before);
-    // One claim per PEL window (a window's idle entries are one run here), and at most three
-    // reads of the run's span.
-    expect(calls).toMatchObject({ xautoclaim: result.windows, xclaim: 0 });
-    expect(calls.xrange).toBeLessThanOrEqual(3 * result.windows);
+  it("reads a crashed consumer's batch in sequence, no body looked up one by one", async () => {
+    const { stream, ids } = await stuckStream("batch", 200);
+    const gone = { acknowledged: [], deleted: [100] };
+    const { result, calls } = await sweepAndCheck(stream, ids, gone, "requeue", COUNTED);
+    expect(calls.xclaim).toBe(0);
+    // The first RANGE_PROBE entries of a run, then the rest: two reads per window at most.
+    expect(calls.xrange).toBeLessThanOrEqual(2 * result.windows);
   });
 
-  it("fetches the bodies with XCLAIM when other entries outnumber the run's", async () => {
-    const { stream, ids } = await stuckStream("sparse-span", 200);
-    const fourOfFive = ids.map((_, i) => i).filter((i) => i % 5 !== 0);
-    const before = await commandCalls(["xautoclaim", "xclaim"]);
-    const result = await sweepAndCheck(
-      stream,
-      ids,
-      { acknowledged: fourOfFive, deleted: [5] },
-      "dead-letter",
-    );
-    const calls = await commandCalls(["xautoclaim", "xclaim"], before);
-    // Each call finds out with its first run (one XCLAIM) and claims as usual from then on.
-    expect(calls.xclaim).toBe(result.pages);
-    expect(calls.xautoclaim).toBe(result.windows);
+  it("claims as usual once other consumers' entries lie between the run's", async () => {
+    const { stream, ids } = await stuckStream("alternating", 200);
+    const gone = { acknowledged: ids.map((_, i) => i).filter((i) => i % 2 === 1), deleted: [2] };
+    const { result, calls } = await sweepAndCheck(stream, ids, gone, "dead-letter", COUNTED);
+    // Each call finds out with the first RANGE_PROBE entries of its first run (whose bodies one
+    // XCLAIM fetches) and claims as usual from then on.
+    expect(calls).toEqual({ xclaim: result.pages, xrange: result.pages });
   });
 });
+
+const COUNTED = ["xclaim", "xrange"] as const;
 
 /** Calls of each command since `since` (INFO commandstats of this file's server). */
 async function commandCalls(

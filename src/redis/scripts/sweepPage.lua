@@ -6,8 +6,8 @@ Reads windows of the PEL from the cursor (XPENDING: owner, idle time and deliver
 entry), claims the idle entries of each window with XAUTOCLAIM (whose deleted ids are the
 ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
 while the call's time budget allows. Requeue and dead-letter claim with XAUTOCLAIM JUSTID and
-read the claimed entries' bodies with XRANGE over their span of the stream (see "Bodies in one
-sequential read"). Running it again after a crash writes nothing twice: what
+read the bodies of claimed entries that are next to each other in the stream with one XRANGE
+(see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
 was acknowledged is no longer pending, what was handed off or put back is not idle any more.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
@@ -472,91 +472,63 @@ end
 -- Bodies in one sequential read. XAUTOCLAIM looks each claimed entry up in the stream twice
 -- (does it exist, then its fields). For requeue and dead-letter, a run of idle entries is claimed
 -- with XAUTOCLAIM JUSTID (the existence check only; deleted entries are still removed and
--- reported), and the claimed entries' fields are read with XRANGE over their span of the stream:
--- one sequential pass when they are next to each other (a crashed consumer's batch). A requeue or
--- a dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never
--- read again; reassign counts a hand-off by the claim's increment and keeps the usual claim.
--- Other entries in the span (acknowledged ones, or other consumers' entries in between) are read
--- and skipped while they are at most INTERLEAVE_MAX per claimed entry; beyond that the bodies
--- still missing are fetched with XCLAIM (one lookup each, as the usual claim makes), and the rest
--- of the call claims as usual. The first read takes at most RANGE_PROBE entries, so a span
--- holding mostly other entries costs little to find out.
+-- reported), and when the claimed entries are next to each other in the stream too (a crashed
+-- consumer's batch), one XRANGE reads their fields in one sequential pass. A requeue or a
+-- dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never read
+-- again; reassign counts a hand-off by the claim's increment and keeps the usual claim. The first
+-- RANGE_PROBE entries of a run are claimed and read first: when other entries lie between them
+-- (acknowledged ones, or other consumers' entries), their bodies are fetched with XCLAIM (one
+-- lookup each more than the usual claim, for RANGE_PROBE entries at most) and the call claims as
+-- usual from then on, since reading past other entries costs as much as the lookups it saves.
 local rangeReads = action == 'requeue' or action == 'dead-letter'
 local RANGE_PROBE = 32
-local INTERLEAVE_MAX = 3
 -- Shorter runs (the isolated stuck entries of a mostly fresh PEL) claim with one call instead
 -- of two: measured, the second call costs more than the lookups it saves.
 local RANGE_MIN_RUN = 4
 -- XCLAIM takes its ids on the Lua C stack too (see maxFieldValues).
 local XCLAIM_CHUNK = 5000
 
--- Gives the claimed entries ids[next..] found in `chunk` (a stretch of the stream that starts at
--- or before ids[next]) their bodies. Both are in stream order and the claimed entries all exist,
--- so each is found in turn. Returns the next id still without a body.
-local function collect(bodies, ids, next, chunk)
-  for k = 1, #chunk do
-    local body = chunk[k]
-    if body[1] == ids[next] then
-      bodies[next] = body
-      next = next + 1
-    end
+-- The bodies of the claimed entries `ids` (in stream order, all existing), in their order.
+local function bodiesOf(ids)
+  local n = #ids
+  if n == 0 then return ids end
+  local chunk = redis.call('XRANGE', source, ids[1], ids[n], 'COUNT', n)
+  -- The span holds every claimed entry, so n entries come back; they are exactly the claimed
+  -- ones when the last of them is ids[n].
+  if chunk[n][1] == ids[n] then return chunk end
+  rangeReads = false -- other entries in between: not adjacent
+  local same = 0
+  while chunk[same + 1][1] == ids[same + 1] do same = same + 1 end
+  for k = n, same + 1, -1 do chunk[k] = nil end
+  for from = same + 1, n, XCLAIM_CHUNK do
+    local to = math.min(from + XCLAIM_CHUNK - 1, n)
+    local fetched = redis.call('XCLAIM', source, group, janitor, 0, unpack(ids, from, to))
+    for k = 1, #fetched do chunk[from + k - 1] = fetched[k] end
   end
-  return next
+  return chunk
 end
 
--- The bodies of the claimed entries ids[1..idCount] (in stream order, all existing), in order.
-local function bodiesOf(ids, idCount)
-  local last = ids[idCount]
-  local want = math.min(idCount, RANGE_PROBE)
-  local chunk = redis.call('XRANGE', source, ids[1], last, 'COUNT', want)
-  -- The span holds every claimed entry, so `want` entries come back, and they are exactly
-  -- ids[1..want] when the last of them is ids[want].
-  local bodies, next = chunk, want + 1
-  if chunk[want][1] == ids[want] then
-    if want == idCount then return chunk end
-    local rest = idCount - want
-    chunk = redis.call('XRANGE', source, '(' .. ids[want], last, 'COUNT', rest)
-    if chunk[rest][1] == last then
-      for k = 1, rest do bodies[want + k] = chunk[k] end
-      return bodies
-    end
-  else
-    bodies, next = {}, 1
-  end
-  -- Other entries lie in between: pick the claimed ones out while they are not too few.
-  while true do
-    local before = next
-    next = collect(bodies, ids, next, chunk)
-    if next > idCount or (next - before) * INTERLEAVE_MAX < #chunk then break end
-    chunk = redis.call('XRANGE', source, ids[next], last, 'COUNT',
-      (idCount - next + 1) * INTERLEAVE_MAX)
-  end
-  if next > idCount then return bodies end
-  rangeReads = false -- mostly other entries in between: not worth reading past them
-  for from = next, idCount, XCLAIM_CHUNK do
-    local to = math.min(from + XCLAIM_CHUNK - 1, idCount)
-    local fetched = redis.call('XCLAIM', source, group, janitor, 0, unpack(ids, from, to))
-    for k = 1, to - from + 1 do bodies[from + k - 1] = fetched[k] end
-  end
-  return bodies
+-- Claims the run's entries window[first..last] with JUSTID, reads their bodies and handles
+-- them. Returns the position after the last entry accounted for.
+local function claimAndRead(window, first, last)
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[first][1],
+    'COUNT', last - first + 1, 'JUSTID')
+  claiming, handledCount = reply[2], 0 -- until their bodies are read: put back on an error
+  return settle(window, first, last, bodiesOf(reply[2]), reply[3] or NONE)
 end
 
 -- One run: one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one
 -- up, so the claim never reaches past the run, whose owners are known, nor scans fresh entries).
 -- Returns the position after the last entry it accounted for.
 local function sweepRun(window, first, last)
-  claimedAny = true
-  local from = window[first][1]
   if rangeReads and last - first + 1 >= RANGE_MIN_RUN then
-    local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, from,
-      'COUNT', last - first + 1, 'JUSTID')
-    local ids = reply[2]
-    claiming, handledCount = ids, 0 -- until their bodies are read: put back on an error
-    local idCount = #ids
-    local bodies = idCount == 0 and NONE or bodiesOf(ids, idCount)
-    return settle(window, first, last, bodies, reply[3] or NONE)
+    local position = claimAndRead(window, first, math.min(last, first + RANGE_PROBE - 1))
+    if rangeReads and position <= last then position = claimAndRead(window, position, last) end
+    return position
   end
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, from,
+  claimedAny = true
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[first][1],
     'COUNT', last - first + 1)
   return settle(window, first, last, reply[2], reply[3] or NONE)
 end
