@@ -58,28 +58,45 @@ function scriptAction(action: GroupAction): string {
   return action === "monitor" ? "requeue" : action;
 }
 
-/** The script's arguments: numkeys, KEYS, then ARGV as name/value pairs. */
+/**
+ * The script's arguments: numkeys, KEYS, then ARGV as name/value pairs. Built as one array
+ * literal: this runs before every call of a sweep, on its critical path.
+ */
 export function sweepPageArgs(request: PageRequest): ScriptArg[] {
   const { group, fence } = request;
-  const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
   const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
+  const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
   if (fenceArgs !== undefined) keys.push(fenceArgs.key);
-  const argv: Record<string, string | number> = {
-    group: group.group,
-    consumer: request.janitorConsumer,
-    minIdleMs: group.minIdleMs,
-    cursor: request.cursor,
-    maxClaimed: request.maxClaimed,
-    maxExamined: request.maxExamined,
-    firstWindow: request.firstWindow,
-    budgetUs: Math.round(request.budgetMs * 1000),
-    maxDeliveries: group.maxDeliveries,
-    action: scriptAction(group.action),
-    deadLetterMaxLen: group.deadLetterMaxLen,
-    fence: fenceArgs?.value ?? "",
-    rotation: request.rotation,
-  };
-  return [keys.length, ...keys, ...Object.entries(argv).flat()];
+  return [
+    keys.length,
+    ...keys,
+    "group",
+    group.group,
+    "consumer",
+    request.janitorConsumer,
+    "minIdleMs",
+    group.minIdleMs,
+    "cursor",
+    request.cursor,
+    "maxClaimed",
+    request.maxClaimed,
+    "maxExamined",
+    request.maxExamined,
+    "firstWindow",
+    request.firstWindow,
+    "budgetUs",
+    Math.round(request.budgetMs * 1000),
+    "maxDeliveries",
+    group.maxDeliveries,
+    "action",
+    scriptAction(group.action),
+    "deadLetterMaxLen",
+    group.deadLetterMaxLen,
+    "fence",
+    fenceArgs?.value ?? "",
+    "rotation",
+    request.rotation,
+  ];
 }
 
 function strings(value: unknown): string[] {
