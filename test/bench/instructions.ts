@@ -9,7 +9,7 @@ import { runSweepPage } from "../../src/sweep/sweepPageScript.js";
 import { freePort } from "../support/redisServer.js";
 import { BENCH_FENCE, benchGroup, JANITOR_CONSUMER } from "./janitorSweep.js";
 import type { SweepPath } from "./naiveLoop.js";
-import { referenceSweep } from "./referenceScript.js";
+import { referenceOptions, referenceSweep } from "./referenceScript.js";
 import type { BenchOptions, ScenarioResult } from "./scenario.js";
 import { copyStream, seedStuckPel } from "./seed.js";
 import { fmt, type Table, type TargetCheck } from "./table.js";
@@ -148,15 +148,7 @@ async function measure(
       cursor = page.nextCursor;
     } while (cursor !== "0-0");
   } else {
-    ({ entries, calls } = await referenceSweep(admin, {
-      stream: STREAM,
-      group: GROUP,
-      target: path === "requeue" ? STREAM : group.deadLetterStream,
-      minIdleMs: group.minIdleMs,
-      path,
-      pageSize,
-      deadLetterMaxLen: group.deadLetterMaxLen,
-    }));
+    ({ entries, calls } = await referenceSweep(admin, referenceOptions(group, path, pageSize)));
   }
   return { entries, calls, instructions: await server.instructionsSinceMark() };
 }

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
 import type { SweepPath } from "./naiveLoop.js";
 
 /**
@@ -44,6 +45,23 @@ export interface ReferenceOptions {
   path: SweepPath;
   pageSize: number;
   deadLetterMaxLen: number;
+}
+
+/** The reference's options for the stream and group the janitor sweeps as `group`. */
+export function referenceOptions(
+  group: ResolvedGroup,
+  path: SweepPath,
+  pageSize: number,
+): ReferenceOptions {
+  return {
+    stream: group.stream,
+    group: group.group,
+    target: path === "requeue" ? group.requeueStream : group.deadLetterStream,
+    minIdleMs: group.minIdleMs,
+    path,
+    pageSize,
+    deadLetterMaxLen: group.deadLetterMaxLen,
+  };
 }
 
 /** Sweeps the whole PEL with the reference script; returns entries moved and calls made. */

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { startRedis } from "../support/redisServer.js";
 import { BENCH_FENCE, benchGroup, janitorConnection, janitorSweep } from "./janitorSweep.js";
 import { naiveSweep, type SweepPath } from "./naiveLoop.js";
-import { referenceSweep } from "./referenceScript.js";
+import { referenceOptions, referenceSweep } from "./referenceScript.js";
 import {
   readCommandStats,
   readRedisCpuSeconds,
@@ -69,15 +69,10 @@ async function runOnce(
     calls = result.pages;
     longestCallMs = result.longestCallMs;
   } else if (approach === "reference script") {
-    ({ entries, calls } = await referenceSweep(admin, {
-      stream: STREAM,
-      group: GROUP,
-      target: path === "requeue" ? STREAM : group.deadLetterStream,
-      minIdleMs: group.minIdleMs,
-      path,
-      pageSize: referencePageSize,
-      deadLetterMaxLen: group.deadLetterMaxLen,
-    }));
+    ({ entries, calls } = await referenceSweep(
+      admin,
+      referenceOptions(group, path, referencePageSize),
+    ));
   } else {
     entries = await naiveSweep(admin, {
       stream: STREAM,
