@@ -55,6 +55,8 @@ is read with one entry of look-ahead, whose id is the next cursor.
 ]]
 
 local source, target, deadLetters, touchesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Called once per entry: as upvalues rather than global lookups.
+local call, unpack = redis.call, unpack
 local arg = {}
 for i = 1, #ARGV, 2 do arg[ARGV[i]] = ARGV[i + 1] end
 local group, janitor, action = arg.group, arg.consumer, arg.action
@@ -357,7 +359,7 @@ local function handle(id, fields, entry)
       fields[n + 12] = nowMsString
       fields[n + 13] = 'x-last-consumer'
       fields[n + 14] = entry[2]
-      redis.call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
+      call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
     else
       deadLetterMetadata[2] = originalId
       deadLetterMetadata[8] = countText(deliveries)
@@ -379,7 +381,7 @@ local function handle(id, fields, entry)
       fields[fieldCount + 2] = originalId
       fields[fieldCount + 3] = 'x-delivery-count'
       fields[fieldCount + 4] = countTexts[deliveries] or countText(deliveries)
-      redis.call('XADD', target, '*', unpack(fields, 1, fieldCount + 4))
+      call('XADD', target, '*', unpack(fields, 1, fieldCount + 4))
     else
       requeueMetadata[2] = originalId
       requeueMetadata[4] = countText(deliveries)
