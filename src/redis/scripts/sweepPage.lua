@@ -423,9 +423,9 @@ end
 local claiming, handledCount = NONE, 0
 
 -- Accounts for one XAUTOCLAIM over the run window[first..last] (idle entries next to each other
--- in the PEL): its claimed entries (`items`: id and fields) and its deleted
--- ids come back in PEL order, and are matched against the run in one pass, without a lookup
--- table; each claimed entry is handled. Returns the position after the last one accounted for.
+-- in the PEL): its claimed entries (`items`: id and fields) and its deleted ids come back in PEL
+-- order, and are matched against the run in one pass, without a lookup table; each claimed entry
+-- is handled. Returns the position after the last one accounted for.
 local function settle(window, first, last, items, deleted)
   claiming, handledCount = items, 0
   local itemCount = #items
