@@ -7,11 +7,11 @@ import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness
 const fixture = useRedisServer();
 
 /**
- * The script claims a run of idle entries with XAUTOCLAIM JUSTID and reads their bodies with
- * XRANGE over their span of the stream: in one pass when they are next to each other, picking
- * them out when other entries (acknowledged ones) lie in between, and with XCLAIM when those
- * outnumber them. Whichever way, each copy must carry its own original's fields and delivery
- * count, and deleted entries must be reported as ghosts.
+ * The script claims a run of idle entries with XAUTOCLAIM JUSTID, its first 32 entries first, and
+ * reads their bodies with one XRANGE over their span when they are next to each other in the
+ * stream. When other entries (acknowledged ones) lie in between, it fetches the bodies it lacks
+ * with XCLAIM and claims as usual from then on. Whichever way, each copy must carry its own
+ * original's fields and delivery count, and deleted entries must be reported as ghosts.
  */
 async function stuckStream(
   name: string,
@@ -75,12 +75,12 @@ describe("runs of idle entries next to each other in the stream", () => {
     await sweepAndCheck(stream, ids, { acknowledged: [], deleted: [0, 10, 33, 79] }, "requeue");
   });
 
-  it("picks the run out of a range with acknowledged entries inside the first probe", async () => {
+  it("fetches the bodies when acknowledged entries sit among the first 32", async () => {
     const { stream, ids } = await stuckStream("probe", 80);
     await sweepAndCheck(stream, ids, { acknowledged: [5, 6, 50], deleted: [3, 60] }, "requeue");
   });
 
-  it("reads the adjacent part and then picks out the rest when an acknowledged entry sits after the probe", async () => {
+  it("reads the adjacent part and fetches the rest when an acknowledged entry sits after the first 32", async () => {
     const { stream, ids } = await stuckStream("later", 80);
     await sweepAndCheck(stream, ids, { acknowledged: [41], deleted: [40, 42] }, "dead-letter");
   });
