@@ -32,14 +32,6 @@ process.once("exit", () => {
 const ROOT = new URL("../../../../../../", import.meta.url);
 
 /**
- * The NODE_OPTIONS of the image's final stage (the V8 heap cap above all): a child measured
- * without them would show V8's lazy collection on a large host, not what the image runs.
- */
-async function childNodeOptions(): Promise<string> {
-  return imageNodeOptions(await readFile(new URL("Dockerfile", ROOT), "utf8"));
-}
-
-/**
  * Starts `node <cli> run --config <tmp>.yaml` with the image's NODE_OPTIONS (the file holds JSON, which is YAML too) and waits for
  * the "stream-janitor running" log line, which carries the HTTP address (http.port 0 in the config).
  */
@@ -53,7 +45,13 @@ export async function startDaemonChild(
   await writeFile(configPath, JSON.stringify(config));
   const child = spawn(process.execPath, [cliPath, "run", "--config", configPath], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, STREAM_JANITOR_CONFIG: "", NODE_OPTIONS: await childNodeOptions() },
+    env: {
+      ...process.env,
+      STREAM_JANITOR_CONFIG: "",
+      // The image's NODE_OPTIONS (the V8 heap cap above all): a child measured without them
+      // would show V8's lazy collection on a large host, not what the image runs.
+      NODE_OPTIONS: imageNodeOptions(await readFile(new URL("Dockerfile", ROOT), "utf8")),
+    },
   });
   running.add(child);
   let signalled = false;

@@ -89,6 +89,8 @@ async function startUnderCallgrind(dir: string) {
   };
   return {
     redis,
+    /** The same connection with the production scripts registered (once). */
+    janitor: registerScripts(redis),
     mark: () => control("--zero"),
     instructionsSinceMark,
     stop: () => {
@@ -119,7 +121,6 @@ async function measure(
   pageSize: number,
 ): Promise<{ entries: number; calls: number; instructions: number }> {
   const admin = server.redis;
-  const janitor = registerScripts(admin);
   const group = benchGroup(STREAM, GROUP, path);
   await copyStream(admin, template, STREAM, group.deadLetterStream);
   const request = {
@@ -134,14 +135,14 @@ async function measure(
     fence: BENCH_FENCE,
   };
   // Loads the script (its compilation is not what is measured).
-  await runSweepPage(janitor, { ...request, cursor: "0-0", maxClaimed: 0 });
+  await runSweepPage(server.janitor, { ...request, cursor: "0-0", maxClaimed: 0 });
   server.mark();
   let entries = 0;
   let calls = 0;
   if (approach === "janitor") {
     let cursor = "0-0";
     do {
-      const page = await runSweepPage(janitor, { ...request, cursor });
+      const page = await runSweepPage(server.janitor, { ...request, cursor });
       if (page.error !== undefined) throw new Error(page.error);
       entries += page.claimed;
       calls += 1;

@@ -235,13 +235,7 @@ end
 -- The dead-letter names include the requeue names: an entry with none of them is copied as is.
 local requeueNames, deadLetterNames = namesOf(requeueMetadata), namesOf(deadLetterMetadata)
 
--- Appends the metadata after the first `n` values of `args` and writes the copy.
-local function writeWith(args, n, metadata)
-  for i = 1, #metadata do args[n + i] = metadata[i] end
-  redis.call(unpack(args, 1, n + #metadata))
-end
-
--- The slow path: the fields not named like a metadata field, then the metadata.
+-- The copy of an entry with metadata-named fields: its other fields, then the metadata.
 local function writeFiltered(args, prefixLength, metadata, metadataNames, fields)
   local n = prefixLength
   for i = 1, #fields, 2 do
@@ -252,7 +246,8 @@ local function writeFiltered(args, prefixLength, metadata, metadataNames, fields
       n = n + 2
     end
   end
-  writeWith(args, n, metadata)
+  for i = 1, #metadata do args[n + i] = metadata[i] end
+  call(unpack(args, 1, n + #metadata))
 end
 
 ------------------------------------------------------------------------------------------------
