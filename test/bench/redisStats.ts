@@ -1,12 +1,10 @@
 import type { Redis } from "ioredis";
+import {
+  parseCommandStats as parseAllCommandStats,
+  type CommandStats,
+} from "../support/commandStats.js";
 
-/** One line of `INFO commandstats`: calls and total microseconds of a command (or subcommand). */
-export interface CommandStat {
-  calls: number;
-  usec: number;
-}
-
-export type CommandStats = Record<string, CommandStat>;
+export type { CommandStat, CommandStats } from "../support/commandStats.js";
 
 /** Commands the bench itself issues to read or reset statistics; never counted. */
 const BOOKKEEPING = new Set([
@@ -23,14 +21,11 @@ const BOOKKEEPING = new Set([
   "select",
 ]);
 
+/** `INFO commandstats` without the bench's own bookkeeping commands. */
 export function parseCommandStats(info: string): CommandStats {
-  const stats: CommandStats = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gmu)) {
-    const [, name = "", calls = "0", usec = "0"] = match;
-    if (BOOKKEEPING.has(name)) continue;
-    stats[name] = { calls: Number(calls), usec: Number(usec) };
-  }
-  return stats;
+  return Object.fromEntries(
+    Object.entries(parseAllCommandStats(info)).filter(([name]) => !BOOKKEEPING.has(name)),
+  );
 }
 
 export async function resetStats(redis: Redis): Promise<void> {

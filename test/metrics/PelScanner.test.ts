@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { PelScanner } from "../../src/metrics/PelScanner.js";
+import { commandCalls } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
@@ -10,8 +11,7 @@ const fixture = useRedisServer();
 const silent = pino({ level: "silent" });
 
 async function xpendingCalls(): Promise<number> {
-  const stats = await fixture.redis.info("commandstats");
-  return Number(/^cmdstat_xpending:calls=(\d+)/mu.exec(stats)?.[1] ?? 0);
+  return (await commandCalls(fixture.redis, ["xpending"])).xpending ?? 0;
 }
 
 describe("PelScanner", () => {

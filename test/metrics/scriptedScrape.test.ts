@@ -5,6 +5,7 @@ import {
   type ScrapeSnapshot,
 } from "../../src/metrics/readGroupSnapshots.js";
 import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
+import { commandCalls } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
@@ -60,10 +61,11 @@ function comparable(snapshot: ScrapeSnapshot, reference: ScrapeSnapshot): Scrape
 }
 
 async function scriptCalls(): Promise<number> {
-  const stats = await fixture.redis.info("commandstats");
-  const calls = (name: string): number =>
-    Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`, "u").exec(stats)?.[1] ?? 0);
-  return calls("evalsha") + calls("eval");
+  const { evalsha = 0, eval: evalCalls = 0 } = await commandCalls(fixture.redis, [
+    "evalsha",
+    "eval",
+  ]);
+  return evalsha + evalCalls;
 }
 
 describe("the scripted scrape (readGroupStats)", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
+import { commandCalls } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies, streamEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
@@ -42,13 +43,16 @@ async function sweepAndCheck(
     deadLetterStream: `${stream}:dead`,
   });
 
-  const before = await commandCalls(counted);
+  const before = await commandCalls(fixture.redis, counted);
   const result = await sweepOnce(
     group,
     sweepContext(fixture.redis, { batchSize: 1000, maxScriptMs: 1000 }),
     neverAborted,
   );
-  const calls = await commandCalls(counted, before);
+  const after = await commandCalls(fixture.redis, counted);
+  const calls = Object.fromEntries(
+    counted.map((name) => [name, (after[name] ?? 0) - (before[name] ?? 0)]),
+  );
 
   const expected = ids.filter(
     (_, i) => !gone.acknowledged.includes(i) && !gone.deleted.includes(i),
@@ -111,17 +115,3 @@ describe("runs of idle entries next to each other in the stream", () => {
 });
 
 const COUNTED = ["xclaim", "xrange"] as const;
-
-/** Calls of each command since `since` (INFO commandstats of this file's server). */
-async function commandCalls(
-  names: readonly string[],
-  since: Record<string, number> = {},
-): Promise<Record<string, number>> {
-  const info = await fixture.redis.info("commandstats");
-  const calls: Record<string, number> = {};
-  for (const name of names) {
-    const match = new RegExp(`^cmdstat_${name}:calls=(\\d+)`, "mu").exec(info);
-    calls[name] = Number(match?.[1] ?? 0) - (since[name] ?? 0);
-  }
-  return calls;
-}
