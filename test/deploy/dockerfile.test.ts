@@ -42,11 +42,31 @@ beforeAll(async () => {
 
 describe("Dockerfile", () => {
   it("builds on a Node.js LTS line chosen by a build argument, never `latest`", () => {
-    expect(["22", "24"]).toContain(dockerfile.globalArgs.get("NODE_VERSION"));
+    expect(["22", "24", "26"]).toContain(dockerfile.globalArgs.get("NODE_VERSION"));
     for (const stage of dockerfile.stages) {
       if (dockerfile.stages.some((other) => other.name === stage.from)) continue; // FROM build
       expect(stage.from).toBe("node:${NODE_VERSION}-bookworm-slim");
     }
+  });
+
+  it("ships the Node.js major that .ci/run tests, and package.json engines accept it", async () => {
+    const major = dockerfile.globalArgs.get("NODE_VERSION") ?? "";
+    const ci = await readFile(join(repoRoot, ".ci/run"), "utf8");
+    expect(ci).toContain("sed -n 's/^ARG NODE_VERSION=//p' Dockerfile");
+    const { engines } = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as {
+      engines: { node: string };
+    };
+    const lines = engines.node
+      .split("||")
+      .map((range) => /^\s*\^(\d+)\.(\d+)\.\d+\s*$/u.exec(range));
+    expect(lines.every((line) => line !== null)).toBe(true);
+    const majors = lines.map((line) => line?.[1]);
+    expect(majors).toContain(major);
+    // The machine running this suite is a supported line too.
+    const [nodeMajor = "", nodeMinor = ""] = process.versions.node.split(".");
+    const own = lines.find((line) => line?.[1] === nodeMajor);
+    expect(own, `Node.js ${process.versions.node} outside engines ${engines.node}`).toBeDefined();
+    expect(Number(nodeMinor)).toBeGreaterThanOrEqual(Number(own?.[2]));
   });
 
   it("runs the final stage as the numeric user 1000:1000", () => {
