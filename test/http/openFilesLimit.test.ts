@@ -6,6 +6,7 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { onPath } from "../support/requireTools.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
 
@@ -44,6 +45,11 @@ function probe(url: string): Promise<number | string> {
 
 describe("HTTP connection cap under a hard file-descriptor limit", () => {
   it(`answers every /livez probe through ${FLOOD} half-open connections under prlimit --nofile=${OPEN_FILES_LIMIT}, warns once, and can still reconnect to Redis`, async () => {
+    if (!onPath("prlimit", process.env.PATH)) {
+      throw new Error(
+        "this test needs util-linux prlimit on PATH (Debian: apt-get install util-linux)",
+      );
+    }
     const prefix = uniquePrefix("open-files");
     const file = await writeConfigFile(testConfig(fixture.server.url, prefix, [{}]));
     cleanups.push(file.remove);
