@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { extname } from "node:path";
 import convict from "convict";
-import { parseDocument } from "yaml";
+import { parseDocument, type Document } from "yaml";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import {
   checkCrossKeyRules,
@@ -15,7 +15,8 @@ import {
   type NestedSectionSpec,
   type SchemaNode,
 } from "./configSchema.js";
-import { readSmallFile } from "./readSmallFile.js";
+import { findDuplicateJsonKey } from "./findDuplicateJsonKey.js";
+import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
 import { checkRetention } from "./checkRetention.js";
 import type { DiscoverConfig, GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
@@ -59,7 +60,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
     if (hostProblem !== undefined) problems.add(hostProblem);
   }
   if (config.redis.passwordFile !== "") {
-    const read = await readSmallFile(config.redis.passwordFile);
+    const read = await readSmallFile(config.redis.passwordFile, SECRET_FILE_MAX_BYTES);
     if (read.ok) {
       // Exactly one trailing newline: editors and `echo` add one, a password may end in another.
       config.redis.password = read.text.replace(/\r?\n$/u, "");
@@ -96,7 +97,7 @@ async function readConfigFile(
   if (format === "") {
     throw new ConfigError(path, undefined, `a file ending in .yaml, .yml or .json${named}`);
   }
-  const read = await readSmallFile(path);
+  const read = await readSmallFile(path, CONFIG_FILE_MAX_BYTES);
   if (!read.ok) {
     const expected = read.problem.replace(/^a readable file/u, "a readable configuration file");
     throw new ConfigError(path, undefined, `${expected}${named}`);
@@ -117,10 +118,19 @@ async function readConfigFile(
 
 type Parsed = { value: unknown } | { problem: string };
 
-/** V8's messages quote the source, and the source may hold a password: keep only the position. */
+/**
+ * V8's messages quote the source, and the source may hold a password: keep only the position.
+ * A key given twice is refused, as YAML refuses it (JSON.parse would keep the last one).
+ */
 function parseJson(text: string): Parsed {
   try {
-    return { value: JSON.parse(text) as unknown };
+    const value = JSON.parse(text) as unknown;
+    const duplicate = findDuplicateJsonKey(text);
+    if (duplicate === undefined) return { value };
+    const { path, firstLine, secondLine } = duplicate;
+    return {
+      problem: `${path} is given twice (lines ${firstLine} and ${secondLine}); give each key once`,
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : "";
     const position = /at position (\d+)/u.exec(message)?.[1];
@@ -144,7 +154,7 @@ const SECRET_LINE =
 function parseYamlText(text: string): Parsed {
   const document = parseDocument(text, { logLevel: "silent", uniqueKeys: true });
   const [first] = [...document.errors, ...document.warnings];
-  if (first === undefined) return { value: document.toJS() as unknown };
+  if (first === undefined) return documentValue(document);
   const position = first.linePos?.[0];
   const where = position === undefined ? "" : ` at line ${position.line}, column ${position.col}`;
   const upToFault = text
@@ -156,6 +166,25 @@ function parseYamlText(text: string): Parsed {
   }
   const summary = (first.message.split("\n")[0] ?? "").replace(/:$/u, "");
   return { problem: summary };
+}
+
+/**
+ * yaml refuses to expand an anchor used more than 100 times (its maxAliasCount, counting the
+ * aliases inside the anchored node too) by throwing a ReferenceError from toJS(): a "billion
+ * laughs" file would otherwise take the memory. The default stays: it is what bounds the work.
+ */
+function documentValue(document: Document): Parsed {
+  try {
+    return { value: document.toJS() as unknown };
+  } catch (error) {
+    if (!(error instanceof ReferenceError) || !/excessive alias count/iu.test(error.message)) {
+      throw error;
+    }
+    return {
+      problem:
+        'its aliases expand too much (more than 100 uses of an anchor, as in a "billion laughs" file); write the values out instead of aliasing them',
+    };
+  }
 }
 
 /**

@@ -1,8 +1,17 @@
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 
-/** Configuration and password files are small; anything bigger is a mistake (`/dev/zero`). */
-export const MAX_FILE_BYTES = 64 * 1024;
+/**
+ * Configuration files hold every listed group (300 groups with all their keys take about 75 KiB,
+ * and thousands are supported); 4 MiB is far beyond any real one and still a bounded read.
+ */
+export const CONFIG_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** A password file holds one line: anything bigger is a mistake (a key file, `/dev/zero`). */
+export const SECRET_FILE_MAX_BYTES = 64 * 1024;
+
+function sizeText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}
 
 /** Why a path cannot be read as a small regular file, in words for "expected ..."; or the text. */
 export type SmallFileRead = { ok: true; text: string } | { ok: false; problem: string };
@@ -22,35 +31,35 @@ function kindOf(stats: {
 }
 
 /**
- * Reads a regular file of at most MAX_FILE_BYTES without ever blocking or reading much: stat
+ * Reads a regular file of at most `maxBytes` without ever blocking or reading much: stat
  * first (a FIFO would block open() and read() forever, a device would stream without end), then
  * open with O_NONBLOCK and check the opened file again (it may have been swapped in between),
  * then read at most one byte more than allowed.
  */
-export async function readSmallFile(path: string): Promise<SmallFileRead> {
+export async function readSmallFile(path: string, maxBytes: number): Promise<SmallFileRead> {
   const code = (error: unknown): string =>
     (error as { code?: unknown }).code === undefined
       ? "unreadable"
       : String((error as { code?: unknown }).code);
   const tooBig = (bytes: number): string =>
-    `a file of at most ${MAX_FILE_BYTES / 1024} KiB (found ${bytes} bytes)`;
+    `a file of at most ${sizeText(maxBytes)} (found ${bytes} bytes)`;
   try {
     const before = await stat(path);
     if (!before.isFile()) return { ok: false, problem: `a regular file (found ${kindOf(before)})` };
-    if (before.size > MAX_FILE_BYTES) return { ok: false, problem: tooBig(before.size) };
+    if (before.size > maxBytes) return { ok: false, problem: tooBig(before.size) };
     const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const opened = await handle.stat();
       if (!opened.isFile()) {
         return { ok: false, problem: `a regular file (found ${kindOf(opened)})` };
       }
-      const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);
+      const buffer = Buffer.alloc(maxBytes + 1);
       let length = 0;
       for (;;) {
         const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
         if (bytesRead === 0) break;
         length += bytesRead;
-        if (length > MAX_FILE_BYTES) return { ok: false, problem: tooBig(length) };
+        if (length > maxBytes) return { ok: false, problem: tooBig(length) };
       }
       return { ok: true, text: buffer.subarray(0, length).toString("utf8") };
     } finally {

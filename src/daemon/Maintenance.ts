@@ -4,6 +4,7 @@ import type { Fence } from "../lease/types.js";
 import type { MaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
 import { reapConsumers } from "../operator/reapConsumers.js";
 import { safeTrim } from "../operator/safeTrim.js";
+import { parseXinfoGroups } from "../redis/replies.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
@@ -29,8 +30,8 @@ export interface MaintenanceOptions {
 export class Maintenance {
   private options: MaintenanceOptions;
   private readonly log: Logger;
-  /** Groups ever reported as blocking, per stream: their gauge goes back to 0 when they stop. */
-  private readonly blockers = new Map<string, Set<string>>();
+  /** Per retention stream, the groups that have a retention_blocked series. */
+  private readonly reportedGroups = new Map<string, Set<string>>();
 
   constructor(options: MaintenanceOptions) {
     this.options = options;
@@ -98,6 +99,24 @@ export class Maintenance {
     }
   }
 
+  /**
+   * retention_blocked for every group of the stream, as its help says: 1 for the groups that held
+   * the trim back, 0 for the others (configured or not); a group that is gone leaves the gauge.
+   * When the groups cannot be listed, the series already there are kept up to date.
+   */
+  private async reportBlocked(stream: string, blocking: ReadonlySet<string>): Promise<void> {
+    const gauge = this.options.metrics.retentionBlocked;
+    const reported = this.reportedGroups.get(stream) ?? new Set<string>();
+    const listed = await this.options.redis
+      .call("XINFO", "GROUPS", stream)
+      .then((reply) => parseXinfoGroups(reply).map((info) => info.name))
+      .catch(() => undefined);
+    const groups = new Set([...(listed ?? reported), ...blocking]);
+    for (const group of reported) if (!groups.has(group)) gauge.remove({ stream, group });
+    for (const group of groups) gauge.set({ stream, group }, blocking.has(group) ? 1 : 0);
+    this.reportedGroups.set(stream, groups);
+  }
+
   private async trim(retention: RetentionConfig, fence: Fence, signal: AbortSignal): Promise<void> {
     const { stream } = retention;
     try {
@@ -111,13 +130,7 @@ export class Maintenance {
         signal,
       });
       this.options.metrics.trimmedEntries.inc({ stream }, summary.removed);
-      const blocking = new Set(summary.blockedBy.map((b) => b.group));
-      const known = this.blockers.get(stream) ?? new Set<string>();
-      for (const group of new Set([...known, ...blocking])) {
-        this.options.metrics.retentionBlocked.set({ stream, group }, blocking.has(group) ? 1 : 0);
-        known.add(group);
-      }
-      this.blockers.set(stream, known);
+      await this.reportBlocked(stream, new Set(summary.blockedBy.map((b) => b.group)));
       const fields = { stream, removed: summary.removed, length: summary.length };
       if (summary.blockedBy.length > 0) {
         this.log.warn(

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import { ASSUMED_OPEN_FILES_LIMIT, connectionCap, MAX_HTTP_CONNECTIONS } from "./connectionCap.js";
 import { acceptsGzip, gzipBody } from "./gzipBody.js";
+import { readOpenFilesLimit } from "./openFilesLimit.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -15,7 +17,7 @@ export interface HttpServerOptions {
   isReady: () => Promise<boolean>;
   /** Why the process is not ready, for the /readyz body (e.g. "authentication failed at ..."). */
   notReadyReason?: () => string | undefined;
-  /** Cap on open connections (default HTTP_LIMITS.MAX_CONNECTIONS; tests use a small one). */
+  /** Cap on open connections (default: connectionCap of the process's open-files limit). */
   maxConnections?: number;
 }
 
@@ -44,7 +46,8 @@ function send(
  * Bounds that keep the port answering under a port scanner or a slow-loris: a client must send
  * its headers within HEADERS_TIMEOUT_MS and its request within REQUEST_TIMEOUT_MS (checked every
  * CHECK_INTERVAL_MS), an idle keep-alive connection closes after KEEP_ALIVE_TIMEOUT_MS, and at
- * most MAX_CONNECTIONS are open: beyond it the oldest connection that is not serving a request
+ * most a cap of connections are open (connectionCap: below the process's limit on open files,
+ * at most MAX_CONNECTIONS): beyond it the oldest connection that is not serving a request
  * (half-open or idle) is closed to make room, so a probe still gets in while the cap holds the
  * file descriptors the Redis connections need.
  */
@@ -53,7 +56,7 @@ export const HTTP_LIMITS = {
   REQUEST_TIMEOUT_MS: 10_000,
   KEEP_ALIVE_TIMEOUT_MS: 5_000,
   CHECK_INTERVAL_MS: 1_000,
-  MAX_CONNECTIONS: 1_024,
+  MAX_CONNECTIONS: MAX_HTTP_CONNECTIONS,
 } as const;
 
 /** A clear one-line failure to listen (EADDRINUSE, EACCES...), naming the setting to change. */
@@ -76,26 +79,50 @@ export class HttpListenError extends Error {
   }
 }
 
-/** Evicts the oldest connection that is not serving a request when a new one exceeds the cap. */
-function capConnections(server: Server, maxConnections: number): void {
+/**
+ * Evicts the oldest connection that is not serving a request when a new one exceeds the cap. The
+ * first eviction is logged at warn, once: a flood is one episode, which ends (logged at info with
+ * the count) when the open connections fall back to half the cap.
+ */
+function capConnections(server: Server, maxConnections: number, log: Logger): void {
+  const open = new Set<Socket>();
   // Insertion-ordered: the first is the connection idle (or half-open) the longest.
   const idle = new Set<Socket>();
-  let open = 0;
+  let evictedInEpisode = 0;
+  const forget = (socket: Socket): void => {
+    open.delete(socket);
+    idle.delete(socket);
+  };
   server.on("connection", (socket: Socket) => {
-    open += 1;
+    open.add(socket);
     idle.add(socket);
     socket.once("close", () => {
-      open -= 1;
-      idle.delete(socket);
+      forget(socket);
+      if (evictedInEpisode > 0 && open.size <= maxConnections / 2) {
+        log.info(
+          { maxConnections, evicted: evictedInEpisode },
+          `http connections back under half the cap, after ${evictedInEpisode} were closed to make room`,
+        );
+        evictedInEpisode = 0;
+      }
     });
-    if (open <= maxConnections) return;
-    const oldest = idle.values().next().value;
-    (oldest ?? socket).destroy();
+    if (open.size <= maxConnections) return;
+    const oldest: Socket = idle.values().next().value ?? socket;
+    // Forgotten at once: destroy() closes the descriptor now, its "close" event comes later.
+    forget(oldest);
+    oldest.destroy();
+    if (evictedInEpisode === 0) {
+      log.warn(
+        { maxConnections },
+        `http connections reached the cap of ${maxConnections}: closing the oldest idle ones to let new ones in (a flood, or a client that leaks connections)`,
+      );
+    }
+    evictedInEpisode += 1;
   });
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     idle.delete(request.socket);
     response.once("finish", () => {
-      if (!request.socket.destroyed) idle.add(request.socket);
+      if (open.has(request.socket) && !request.socket.destroyed) idle.add(request.socket);
     });
   });
 }
@@ -154,7 +181,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     },
   );
-  capConnections(server, options.maxConnections ?? HTTP_LIMITS.MAX_CONNECTIONS);
+  const openFilesLimit =
+    options.maxConnections === undefined ? await readOpenFilesLimit() : undefined;
+  const maxConnections = options.maxConnections ?? connectionCap(openFilesLimit);
+  capConnections(server, maxConnections, log);
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException): void => {
       reject(new HttpListenError(options.host, options.port, error.code ?? "unknown"));
@@ -168,7 +198,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
-  log.info({ url }, "http server listening");
+  const limitText =
+    openFilesLimit === undefined
+      ? `unknown (assumed ${ASSUMED_OPEN_FILES_LIMIT})`
+      : Number.isFinite(openFilesLimit)
+        ? openFilesLimit
+        : "unlimited";
+  log.info({ url, maxConnections, openFilesLimit: limitText }, "http server listening");
   return {
     server,
     url,

@@ -81,18 +81,20 @@ describe("loadConfig: files an operator gets wrong", () => {
   describe("files that are not small regular files", () => {
     let fifo: string;
     let big: string;
+    let huge: string;
     beforeAll(async () => {
+      huge = await dir.write("huge.yaml", `# ${"x".repeat(4 * 1024 * 1024)}\n`);
       fifo = join(dir.path, "fifo.yaml");
       execFileSync("mkfifo", [fifo]);
       big = await dir.write("big.yaml", `# ${"x".repeat(70 * 1024)}\n`);
       await mkdir(join(dir.path, "folder.yaml"));
     });
 
-    it("refuses a FIFO, a directory, a device or a file over 64 KiB as --config, at once", async () => {
+    it("refuses a FIFO, a directory, a device or a file over 4 MiB as --config, at once", async () => {
       const cases: [string, RegExp][] = [
         [fifo, /a regular file \(found a FIFO\)/u],
         [join(dir.path, "folder.yaml"), /a regular file \(found a directory\)/u],
-        [big, /at most 64 KiB \(found \d+ bytes\)/u],
+        [huge, /at most 4 MiB \(found \d+ bytes\)/u],
       ];
       for (const [configPath, expected] of cases) {
         const error = await failure(loadConfig({ configPath, env: {} }));

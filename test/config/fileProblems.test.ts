@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { plainRedisConfig } from "../../src/config/types.js";
+import { runCli } from "../support/daemonProcess.js";
 import { SECTIONS, expectConfigError, makeTempDir, type TempDir } from "./configFiles.js";
 
+/** "Billion laughs": each level refers to the one above nine times (9^7 leaves if expanded). */
+const ALIAS_BOMB = [
+  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+  ..."bcdefg".split("").map((name, level) => {
+    const above = "abcdefg"[level] ?? "a";
+    return `${name}: &${name} [${Array.from({ length: 9 }, () => `*${above}`).join(", ")}]`;
+  }),
+].join("\n");
+
 const DEFAULT_URL = "redis://127.0.0.1:6379";
+const GROUP_A = { stream: "a", group: "g" };
 
 describe("loadConfig: password files and configuration files", () => {
   let dir: TempDir;
@@ -92,6 +103,86 @@ describe("loadConfig: password files and configuration files", () => {
         key: positioned,
         value: undefined,
         expected: "valid JSON: syntax error at line 3, column 1",
+      });
+    });
+
+    it("refuses a YAML alias bomb with exit 78 and one clear line, no stack trace", async () => {
+      const configPath = await dir.write("laughs.yaml", `${ALIAS_BOMB}\n`);
+      await expectConfigError(loadConfig({ configPath, env: {} }), {
+        key: configPath,
+        value: undefined,
+        expected:
+          'valid YAML: its aliases expand too much (more than 100 uses of an anchor, as in a "billion laughs" file); write the values out instead of aliasing them',
+      });
+      const result = await runCli(["check-config", "--config", configPath]);
+      expect(result.code).toBe(78);
+      expect(result.stderr).toContain("its aliases expand too much");
+      expect(result.stderr).not.toMatch(/\n\s+at /u);
+    });
+
+    it("refuses a JSON file that gives a key twice, naming the key and both lines", async () => {
+      const configPath = await dir.write(
+        "twice.json",
+        '{\n  "http": {\n    "port": 9478,\n    "host": "127.0.0.1",\n    "port": 9479\n  }\n}\n',
+      );
+      await expectConfigError(loadConfig({ configPath, env: {} }), {
+        key: configPath,
+        value: undefined,
+        expected: "valid JSON: http.port is given twice (lines 3 and 5); give each key once",
+      });
+      // Inside a list, and spelt with an escape: JSON.parse would keep the last one silently.
+      const inGroups = await dir.write(
+        "twice-in-groups.json",
+        '{"groups": [{"stream": "a", "group": "g"}, {"stream": "b", "group": "g", "gr\\u006fup": "h"}]}',
+      );
+      await expectConfigError(loadConfig({ configPath: inGroups, env: {} }), {
+        key: inGroups,
+        value: undefined,
+        expected: "valid JSON: groups[1].group is given twice (lines 1 and 1); give each key once",
+      });
+      const result = await runCli(["check-config", "--config", configPath]);
+      expect(result.code).toBe(78);
+      expect(result.stderr).toContain("http.port is given twice");
+      // The same key in two different mappings is no duplicate.
+      const fine = await dir.write(
+        "same-key-twice.json",
+        JSON.stringify({ groups: [GROUP_A, { ...GROUP_A, stream: "b" }] }),
+      );
+      await expect(loadConfig({ configPath: fine, env: {} })).resolves.toMatchObject({
+        groups: [GROUP_A, { stream: "b" }],
+      });
+    });
+
+    it("reads a file of 300 listed groups (over the old 64 KiB), and refuses one over 4 MiB", async () => {
+      const groups = Array.from({ length: 300 }, (_, index) => ({
+        stream: `tenant-${String(index).padStart(4, "0")}:orders:events`,
+        group: `billing-service-${index}`,
+        minIdleMs: 60000,
+        maxDeliveries: 5,
+        action: "requeue",
+        requeueStream: "",
+        deadLetterStream: `{tenant-${String(index).padStart(4, "0")}:orders:events}:dead`,
+        deadLetterMaxLen: 100000,
+      }));
+      const yaml = `groups:\n${groups
+        .map((group) =>
+          Object.entries(group)
+            .map(
+              ([key, value], at) => `${at === 0 ? "  - " : "    "}${key}: ${JSON.stringify(value)}`,
+            )
+            .join("\n"),
+        )
+        .join("\n")}\n`;
+      expect(Buffer.byteLength(yaml)).toBeGreaterThan(64 * 1024);
+      const configPath = await dir.write("300-groups.yaml", yaml);
+      const config = await loadConfig({ configPath, env: {} });
+      expect(config.groups).toHaveLength(300);
+
+      const huge = await dir.write("huge.yaml", `# ${"x".repeat(4 * 1024 * 1024)}\n`);
+      await expectConfigError(loadConfig({ configPath: huge, env: {} }), {
+        key: huge,
+        value: undefined,
+        expected: `a file of at most 4 MiB (found ${4 * 1024 * 1024 + 3} bytes)`,
       });
     });
 

@@ -106,6 +106,8 @@ describe("daemon maintenance", () => {
     expect(await fixture.redis.xlen(stream)).toBe(10);
     expect(await value(metrics.trimmedEntries, { stream })).toBe(20);
     expect(await value(metrics.retentionBlocked, { stream, group: "legacy" })).toBe(1);
+    // Every group of the stream has a sample, as the help text says: 0 for one not holding back.
+    expect(await value(metrics.retentionBlocked, { stream, group: "workers" })).toBe(0);
     expect(await value(metrics.consumersReaped, { stream, group: "workers" })).toBe(2);
     expect(
       lines.find((l) => l.msg === "reaped consumers that owned nothing and were idle"),
@@ -122,6 +124,13 @@ describe("daemon maintenance", () => {
     expect(await fixture.redis.xlen(stream)).toBe(3);
     expect(await value(metrics.trimmedEntries, { stream })).toBe(27);
     expect(await value(metrics.retentionBlocked, { stream, group: "legacy" })).toBe(0);
+    expect(await value(metrics.retentionBlocked, { stream, group: "workers" })).toBe(0);
+
+    // A group that is gone leaves the gauge (its series would otherwise stay at 0 for ever).
+    await fixture.redis.xgroup("DESTROY", stream, "legacy");
+    await supervisor.supervise(term);
+    expect(await value(metrics.retentionBlocked, { stream, group: "legacy" })).toBeUndefined();
+    expect(await value(metrics.retentionBlocked, { stream, group: "workers" })).toBe(0);
   });
 
   it("does nothing without the lease", async () => {
@@ -154,6 +163,9 @@ describe("daemon maintenance", () => {
     );
     const text = await (await fetch(`${daemon.httpUrl}/metrics`)).text();
     expect(text).toContain(`stream_janitor_retention_blocked{stream="${stream}",group="legacy"} 1`);
+    expect(text).toContain(
+      `stream_janitor_retention_blocked{stream="${stream}",group="workers"} 0`,
+    );
     expect(await fixture.redis.xlen(stream)).toBe(10);
   });
 });

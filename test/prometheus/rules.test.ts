@@ -52,6 +52,10 @@ const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "stream_janitor_consumers_reaped_total",
   "stream_janitor_trimmed_entries_total",
   "stream_janitor_retention_blocked",
+  // Configuration reloads and discovery.
+  "stream_janitor_config_last_reload_successful",
+  "stream_janitor_discovery_scan_failures_total",
+  "stream_janitor_discovery_groups_over_cap_total",
   // Prometheus' own scrape health.
   "up",
 ]);

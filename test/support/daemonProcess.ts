@@ -70,8 +70,14 @@ export class DaemonProcess {
     }));
   }
 
-  static async start(configPath: string, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-    const child = spawn(process.execPath, [CLI, "run", "--config", configPath], {
+  /** `launcher` runs the daemon through another command (`["prlimit", "--nofile=256:256", "--"]`). */
+  static async start(
+    configPath: string,
+    env: NodeJS.ProcessEnv = {},
+    launcher: readonly string[] = [],
+  ): Promise<DaemonProcess> {
+    const [command, ...args] = [...launcher, process.execPath, CLI, "run", "--config", configPath];
+    const child = spawn(command ?? process.execPath, args, {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
