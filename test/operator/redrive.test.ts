@@ -225,6 +225,39 @@ describe("dlq redrive", () => {
     expect(await fixture.redis.xlen(stream)).toBe(0);
   });
 
+  it("refuses a target that has run out of ids before its first write, then redrives once", async () => {
+    const stream = uniquePrefix("redrive-exhausted");
+    const group = groupConfig(stream);
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: group.deadLetterStream,
+      count: 10,
+    });
+    // The issue's repro: 5 ids left in the target, 10 dead letters to move.
+    await fixture.redis.xadd(stream, "18446744073709551615-18446744073709551610", "m", "1");
+    const redis = registerScripts(fixture.redis);
+
+    const run = redriveDeadLetters(redis, group, options());
+    await expect(run).rejects.toThrow(/IDSEXHAUSTED .*used up its ids/u);
+    expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(10);
+    expect(await fixture.redis.xlen(stream)).toBe(1);
+
+    // Pointed elsewhere, every dead letter is moved exactly once.
+    const elsewhere = groupConfig(stream, { requeueStream: `{${stream}}:elsewhere` });
+    expect(await redriveDeadLetters(redis, elsewhere, options())).toEqual({
+      redriven: 10,
+      remaining: 0,
+      dryRun: false,
+    });
+    const copies = await rawEntries(fixture.redis, `{${stream}}:elsewhere`);
+    expect(copies.map(([, f]) => fieldValue(f, "x-original-id"))).toEqual(
+      Array.from({ length: 10 }, (_, i) => `1000-${i + 1}`),
+    );
+    expect(await fixture.redis.xlen(stream)).toBe(1);
+  });
+
   it("keeps to --rate: the limiter, on a virtual clock, paces the pages", async () => {
     const stream = uniquePrefix("redrive-rate");
     const group = groupConfig(stream);

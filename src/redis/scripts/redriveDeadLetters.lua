@@ -35,7 +35,13 @@ ARGV[9]  fence value (ignored without KEYS[3])
 
 Returns { nextCursor, examined, moved, done, oversizedIds }: done is 1 when the range up to the
 end id has been scanned completely.
-Errors (nothing changed): FENCED, WRONGTYPE.
+Errors (nothing changed): FENCED, WRONGTYPE, IDSEXHAUSTED (the target cannot take this page's
+copies: XADD would fail half-way).
+
+Redis never rolls back a script: everything that could make a write fail is checked before the
+first one (the key types, the target's ids, the size of each copy). Should an unforeseen error
+still stop the copies, the dead letters already copied are deleted before the error is returned:
+each dead letter is copied and deleted, or left untouched, never copied and left.
 ]]
 
 local deadLetters, target = KEYS[1], KEYS[2]
@@ -55,6 +61,31 @@ for _, key in ipairs({ deadLetters, target }) do
   end
 end
 
+-- A stream whose last id has the largest millisecond part can take only as many more entries as
+-- its sequence part allows (XADD * fails after that): as in sweepPage.lua, exact on the digits.
+local MAX_PART = '18446744073709551615'
+local function canTake(key, count)
+  if redis.call('EXISTS', key) == 0 then return true, nil end
+  local info = redis.call('XINFO', 'STREAM', key)
+  local last = nil
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then last = info[i + 1] end
+  end
+  local dash = string.find(last, '-', 1, true)
+  local ms, seq = string.sub(last, 1, dash - 1), string.sub(last, dash + 1)
+  if ms ~= MAX_PART then return true, last end
+  -- seq <= MAX_PART; below 18446744073709000000 at least 551,616 ids are left.
+  if #seq < 20 or string.sub(seq, 1, 14) ~= '18446744073709' then return true, last end
+  return 551615 - tonumber(string.sub(seq, 15)) >= count, last
+end
+if not dryRun then
+  local ok, last = canTake(target, moveLimit)
+  if not ok then
+    return redis.error_reply('IDSEXHAUSTED stream ' .. target .. ' has used up its ids (last id ' ..
+      last .. '): XADD would fail; nothing was redriven')
+  end
+end
+
 local METADATA = {
   ['x-original-id'] = true, ['x-original-stream'] = true, ['x-original-group'] = true,
   ['x-delivery-count'] = true, ['x-dead-letter-reason'] = true, ['x-dead-lettered-at'] = true,
@@ -69,6 +100,7 @@ local nowMs = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(
 
 local examined, moved, nextCursor = 0, 0, cursor
 local toDelete, oversized = {}, {}
+local failure = nil
 for _, entry in ipairs(page) do
   if moved >= moveLimit then break end
   local id, fields = entry[1], entry[2]
@@ -108,7 +140,11 @@ for _, entry in ipairs(page) do
       args[n + 6] = tostring(redrives + 1)
       args[n + 7] = 'x-redriven-at'
       args[n + 8] = nowMs
-      redis.call(unpack(args, 1, n + 8))
+      local copied = redis.pcall(unpack(args, 1, n + 8))
+      if type(copied) == 'table' and copied.err then
+        failure = copied.err
+        break
+      end
       toDelete[#toDelete + 1] = id
     end
   end
@@ -116,6 +152,10 @@ end
 
 for first = 1, #toDelete, 1000 do
   redis.call('XDEL', deadLetters, unpack(toDelete, first, math.min(first + 999, #toDelete)))
+end
+if failure then
+  return redis.error_reply(failure .. ' (redrive stopped: ' .. #toDelete ..
+    ' dead letter(s) of this page were moved, the others are untouched)')
 end
 local done = 0
 if #page < scanLimit and examined == #page then done = 1 end
