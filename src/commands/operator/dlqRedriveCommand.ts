@@ -43,7 +43,8 @@ run out of ids is refused before anything is copied. Does not need the lease.
 Options:
       --stream S      source stream (required)
       --group G       consumer group (required)
-${ID_HELP}; an id that is not one of the group's dead letters is reported (exit 1)
+${ID_HELP}; an id that is not
+                      one of the group's dead letters is reported (exit 1)
       --limit N       move at most N dead letters (default: all)
       --rate N        at most N entries per second (default ${DEFAULT_RATE}; 0: unlimited)
 ${REASON_HELP}
