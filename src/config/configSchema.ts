@@ -253,7 +253,11 @@ export const groupSchema = {
   action: leaf("requeue", "what to do with claimed entries", oneOf(GROUP_ACTIONS)),
   requeueStream: leaf("", "empty: the source stream", anyString),
   deadLetterStream: leaf("", "empty: a stream in the source's hash slot", anyString),
-  deadLetterMaxLen: leaf(100000, "approximate cap on the dead-letter stream", integer(1)),
+  deadLetterMaxLen: leaf(
+    0,
+    "0: never trimmed; > 0: approximate cap on the dead-letter stream, every entry it drops counted and logged",
+    integer(0),
+  ),
   reapConsumersIdleMs: leaf(
     0,
     "> 0: delete consumers that own nothing and were inactive this long (0: never)",

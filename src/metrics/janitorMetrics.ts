@@ -29,6 +29,7 @@ export interface JanitorMetrics {
   readonly reassignedEntries: GroupCounter<GroupLabels>;
   readonly deadLetteredEntries: GroupCounter<GroupLabels | "reason">;
   readonly ghostEntries: GroupCounter<GroupLabels>;
+  readonly deadLettersDropped: GroupCounter<GroupLabels>;
   readonly sweeps: GroupCounter<GroupLabels>;
   readonly sweepFailures: GroupCounter<GroupLabels | "kind">;
   readonly sweepDurationSeconds: Histogram<GroupLabels>;
@@ -140,6 +141,11 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
     ghostEntries: counter(
       "ghost_entries_total",
       "Pending ids XAUTOCLAIM reported as deleted: their bodies were trimmed or XDELed (data lost).",
+      GROUP,
+    ),
+    deadLettersDropped: counter(
+      "dead_letters_dropped_total",
+      "Dead letters removed from the dead-letter stream by the group's deadLetterMaxLen cap (data lost; never with the default 0).",
       GROUP,
     ),
     sweeps: counter("sweeps_total", "Finished sweeps of one group, successful or not.", GROUP),

@@ -18,6 +18,7 @@ export function recordSweep(
   );
   metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, result.deadLetteredAction);
   metrics.ghostEntries.inc(labels, result.ghosts);
+  metrics.deadLettersDropped.inc(labels, result.deadLettersDropped);
   metrics.sweepDurationSeconds.observe(labels, result.durationMs / 1000);
   metrics.sweeps.inc(labels);
   if (result.error === undefined) {
@@ -44,6 +45,7 @@ export function initGroupSeries(metrics: JanitorMetrics, groups: readonly Resolv
       metrics.requeuedEntries,
       metrics.reassignedEntries,
       metrics.ghostEntries,
+      metrics.deadLettersDropped,
       metrics.sweeps,
     ]) {
       counter.inc(labels, 0);

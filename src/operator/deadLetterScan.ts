@@ -1,11 +1,24 @@
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import { HeldBackTally } from "./HeldBackTally.js";
 
 export type DeadLetterReason = "max-deliveries" | "action";
 export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ["max-deliveries", "action"];
 
 /** Dead letters examined per script call: about a millisecond of Redis time for small entries. */
 export const DEAD_LETTER_PAGE_SIZE = 500;
+
+/** Each id once, in the order given: a dead letter named twice is still moved or deleted once. */
+export function distinctIds(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}
+
+/** Splits `--id` lists into script calls of at most `size` ids. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
 
 /** The last id of the dead-letter stream now, or undefined when it is empty or missing. */
 export async function lastDeadLetterId(
@@ -19,6 +32,15 @@ export async function lastDeadLetterId(
   return reply[0]?.[0];
 }
 
+export interface DeadLetterCount {
+  /** Dead letters a redrive would move now. */
+  movable: number;
+  /** Every dead letter of the group (and reason), movable or not. */
+  total: number;
+  /** The groups of the dead-letter stream that hold some of them back. */
+  heldBack: HeldBackTally;
+}
+
 /**
  * How many dead letters of the group (and reason) lie in the dead-letter stream up to `endId`,
  * counted inside Redis by the redrive script in dry-run mode: bodies never cross the network.
@@ -28,9 +50,9 @@ export async function countDeadLetters(
   group: ResolvedGroup,
   reason: DeadLetterReason | undefined,
   endId = "+",
-): Promise<number> {
+): Promise<DeadLetterCount> {
   let cursor = "0-0";
-  let count = 0;
+  const count: DeadLetterCount = { movable: 0, total: 0, heldBack: new HeldBackTally() };
   for (;;) {
     const page = parseRedrivePage(
       await redis.sjRedriveDeadLetters(
@@ -48,7 +70,9 @@ export async function countDeadLetters(
         "",
       ),
     );
-    count += page.moved;
+    count.movable += page.moved;
+    count.total += page.moved + page.held + page.oversizedIds.length;
+    count.heldBack.add(page.heldBackBy);
     cursor = page.nextCursor;
     if (page.done) return count;
   }
@@ -60,6 +84,12 @@ export interface RedrivePage {
   moved: number;
   done: boolean;
   oversizedIds: string[];
+  /** Flat `group, entries, ...` (see HeldBackTally). */
+  heldBackBy: unknown[];
+  /** Selected dead letters held back by a group of the dead-letter stream. */
+  held: number;
+  /** Ids given to the script that are not dead letters of the group. */
+  unknownIds: string[];
 }
 
 export function parseRedrivePage(reply: unknown): RedrivePage {
@@ -72,5 +102,8 @@ export function parseRedrivePage(reply: unknown): RedrivePage {
     moved: Number(reply[2]),
     done: Number(reply[3]) === 1,
     oversizedIds: Array.isArray(reply[4]) ? reply[4].map(String) : [],
+    heldBackBy: Array.isArray(reply[5]) ? reply[5] : [],
+    held: Number(reply[6] ?? 0),
+    unknownIds: Array.isArray(reply[7]) ? reply[7].map(String) : [],
   };
 }

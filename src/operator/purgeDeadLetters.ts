@@ -2,9 +2,11 @@ import type { ScriptedRedis } from "../redis/scriptedRedis.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import {
   DEAD_LETTER_PAGE_SIZE,
+  distinctIds,
   lastDeadLetterId,
   type DeadLetterReason,
 } from "./deadLetterScan.js";
+import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "./progress.js";
 import { compareStreamIds, redisNowMs } from "./streamIds.js";
 
@@ -12,28 +14,54 @@ export interface PurgeOptions {
   /** Only dead letters added at least this long ago (by their id, on the Redis clock). */
   olderThanMs: number | undefined;
   reason: DeadLetterReason | undefined;
+  /** Only these dead letters (`--id`); undefined: every dead letter the filters select. */
+  ids?: readonly string[];
   dryRun: boolean;
   progress?: Progress;
   pageSize?: number;
 }
 
+/**
+ * `--json`: what was purged and what remains, plus the groups of the dead-letter stream that held
+ * dead letters back (when some did) and, with `--id`, the ids that are not the group's dead letters.
+ */
 export interface PurgeSummary {
   purged: number;
   remaining: number;
   dryRun: boolean;
+  heldBackBy?: HeldBack[];
+  unknownIds?: string[];
 }
 
 interface PurgePage {
   nextCursor: string;
   deleted: number;
   done: boolean;
+  heldBackBy: unknown[];
+  held: number;
+  unknownIds: string[];
 }
 
 function parsePurgePage(reply: unknown): PurgePage {
   if (!Array.isArray(reply) || reply.length < 4) {
     throw new Error(`unexpected purgeDeadLetters reply: ${JSON.stringify(reply)}`);
   }
-  return { nextCursor: String(reply[0]), deleted: Number(reply[2]), done: Number(reply[3]) === 1 };
+  return {
+    nextCursor: String(reply[0]),
+    deleted: Number(reply[2]),
+    done: Number(reply[3]) === 1,
+    heldBackBy: Array.isArray(reply[4]) ? reply[4] : [],
+    held: Number(reply[5] ?? 0),
+    unknownIds: Array.isArray(reply[6]) ? reply[6].map(String) : [],
+  };
+}
+
+interface PurgeRange {
+  deleted: number;
+  /** Deleted plus held back: every selected dead letter. */
+  selected: number;
+  heldBack: HeldBackTally;
+  unknownIds: string[];
 }
 
 async function purgeRange(
@@ -44,10 +72,19 @@ async function purgeRange(
   dryRun: boolean,
   pageSize: number,
   progress: Progress | undefined,
-): Promise<number> {
+  ids?: readonly string[],
+): Promise<PurgeRange> {
   let cursor = "0-0";
-  let total = 0;
-  for (;;) {
+  const result: PurgeRange = {
+    deleted: 0,
+    selected: 0,
+    heldBack: new HeldBackTally(),
+    unknownIds: [],
+  };
+  // With ids, one call per page of ids; else pages of the range until the script says done.
+  const idPages = ids === undefined ? undefined : distinctIds(ids);
+  for (let first = 0; ; first += pageSize) {
+    const chunk = idPages?.slice(first, first + pageSize) ?? [];
     const page = parsePurgePage(
       await redis.sjPurgeDeadLetters(
         1,
@@ -61,19 +98,25 @@ async function purgeRange(
         reason ?? "",
         "",
         dryRun ? "1" : "0",
+        ...chunk,
       ),
     );
-    total += page.deleted;
+    result.deleted += page.deleted;
+    result.selected += page.deleted + page.held;
+    result.heldBack.add(page.heldBackBy);
+    result.unknownIds.push(...page.unknownIds);
     cursor = page.nextCursor;
-    progress?.update(total);
-    if (page.done) return total;
+    progress?.update(result.deleted);
+    if (idPages === undefined ? page.done : first + pageSize >= idPages.length) return result;
   }
 }
 
 /**
- * Deletes the group's dead letters (of one reason, older than a threshold), one script call per
- * page (scripts/purgeDeadLetters.lua). Dead letters of other groups sharing the dead-letter
- * stream are left alone. Only those that existed when the purge started are considered.
+ * Deletes the group's dead letters (of one reason, older than a threshold, or by id), one script
+ * call per page (scripts/purgeDeadLetters.lua). Dead letters of other groups sharing the
+ * dead-letter stream are left alone, and so are those a consumer group of the dead-letter stream
+ * still needs (pending there, or not yet delivered). Only those that existed when the purge
+ * started are considered.
  */
 export async function purgeDeadLetters(
   redis: ScriptedRedis,
@@ -81,8 +124,18 @@ export async function purgeDeadLetters(
   options: PurgeOptions,
 ): Promise<PurgeSummary> {
   const pageSize = options.pageSize ?? DEAD_LETTER_PAGE_SIZE;
+  const { ids } = options;
+  const unknown = (range: PurgeRange) =>
+    ids === undefined ? {} : { unknownIds: range.unknownIds };
   const lastId = await lastDeadLetterId(redis, group);
-  if (lastId === undefined) return { purged: 0, remaining: 0, dryRun: options.dryRun };
+  if (lastId === undefined) {
+    return {
+      purged: 0,
+      remaining: 0,
+      dryRun: options.dryRun,
+      ...(ids && { unknownIds: [...distinctIds(ids)] }),
+    };
+  }
   let endId = lastId;
   if (options.olderThanMs !== undefined) {
     // XRANGE reads a bare millisecond end as `<ms>-<max seq>`: every id of that millisecond.
@@ -91,14 +144,20 @@ export async function purgeDeadLetters(
     const cutoff = `${cutoffMs}-18446744073709551615`;
     if (compareStreamIds(cutoff, lastId) < 0) endId = cutoff;
   }
-  const selected = await purgeRange(redis, group, endId, options.reason, true, pageSize, undefined);
+  const dry = await purgeRange(redis, group, endId, options.reason, true, pageSize, undefined, ids);
   if (options.dryRun) {
-    return { purged: selected, remaining: (await countAll()) - selected, dryRun: true };
+    return {
+      purged: dry.deleted,
+      remaining: (await countAll()) - dry.deleted,
+      dryRun: true,
+      ...dry.heldBack.field(),
+      ...unknown(dry),
+    };
   }
-  options.progress?.start(selected);
-  let purged: number;
+  options.progress?.start(dry.deleted);
+  let done: PurgeRange;
   try {
-    purged = await purgeRange(
+    done = await purgeRange(
       redis,
       group,
       endId,
@@ -106,13 +165,22 @@ export async function purgeDeadLetters(
       false,
       pageSize,
       options.progress,
+      ids,
     );
   } finally {
     options.progress?.stop();
   }
-  return { purged, remaining: await countAll(), dryRun: false };
+  return {
+    purged: done.deleted,
+    remaining: await countAll(),
+    dryRun: false,
+    ...done.heldBack.field(),
+    ...unknown(done),
+  };
 
-  function countAll(): Promise<number> {
-    return purgeRange(redis, group, "+", options.reason, true, pageSize, undefined);
+  /** Every dead letter of the group (and reason) still there, whether it may go or not. */
+  async function countAll(): Promise<number> {
+    const all = await purgeRange(redis, group, "+", options.reason, true, pageSize, undefined);
+    return all.selected;
   }
 }

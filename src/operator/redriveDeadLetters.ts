@@ -4,10 +4,13 @@ import type { ResolvedGroup } from "../sweep/resolveGroup.js";
 import {
   countDeadLetters,
   DEAD_LETTER_PAGE_SIZE,
+  distinctIds,
   lastDeadLetterId,
   parseRedrivePage,
   type DeadLetterReason,
+  type RedrivePage,
 } from "./deadLetterScan.js";
+import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "./progress.js";
 import type { RateLimiter } from "./RateLimiter.js";
 
@@ -15,6 +18,8 @@ export interface RedriveOptions {
   /** At most this many dead letters (Infinity: all). */
   limit: number;
   reason: DeadLetterReason | undefined;
+  /** Only these dead letters (`--id`); undefined: every dead letter of the group. */
+  ids?: readonly string[];
   dryRun: boolean;
   limiter: RateLimiter;
   progress?: Progress;
@@ -23,11 +28,17 @@ export interface RedriveOptions {
   pageSize?: number;
 }
 
-/** The contract's `--json` summary, plus the dead letters left behind as too large to copy. */
+/**
+ * The contract's `--json` summary, plus: the groups of the dead-letter stream that held dead
+ * letters back, the `--id` ids that are not dead letters of the group, and the dead letters left
+ * behind as too large to copy (each only when there is something to say).
+ */
 export interface RedriveSummary {
   redriven: number;
   remaining: number;
   dryRun: boolean;
+  heldBackBy?: HeldBack[];
+  unknownIds?: string[];
   oversizedIds?: string[];
 }
 
@@ -35,11 +46,39 @@ export class RedriveRefusedError extends Error {
   override name = "RedriveRefusedError";
 }
 
+/** One script call (scripts/redriveDeadLetters.lua): a range page, or the given ids. */
+async function redrivePage(
+  redis: ScriptedRedis,
+  group: ResolvedGroup,
+  page: { cursor: string; endId: string; scanLimit: number; moveLimit: number },
+  reason: DeadLetterReason | undefined,
+  options: { dryRun: boolean; ids?: readonly string[] },
+): Promise<RedrivePage> {
+  return parseRedrivePage(
+    await redis.sjRedriveDeadLetters(
+      2,
+      group.deadLetterStream,
+      group.requeueStream,
+      group.stream,
+      group.group,
+      page.cursor,
+      page.endId,
+      page.scanLimit,
+      page.moveLimit,
+      reason ?? "",
+      options.dryRun ? "1" : "0",
+      "",
+      ...(options.ids ?? []),
+    ),
+  );
+}
+
 /**
  * Moves the group's dead letters back to its requeue target (requeueStream, or the source), one
  * script call per page (scripts/redriveDeadLetters.lua): copy and delete are atomic, so a redrive
  * that dies is re-run and never duplicates or loses an entry. Only dead letters that existed when
- * it started are moved: one that comes back dead-lettered again waits for the next redrive.
+ * it started are moved: one that comes back dead-lettered again waits for the next redrive. A dead
+ * letter that a consumer group of the dead-letter stream still needs stays where it is.
  */
 export async function redriveDeadLetters(
   redis: ScriptedRedis,
@@ -51,53 +90,105 @@ export async function redriveDeadLetters(
   if (refusal !== undefined) {
     throw new RedriveRefusedError(refusal.replace("refusing to requeue", "refusing to redrive"));
   }
+  if (options.ids !== undefined) return redriveIds(redis, group, options.ids, options);
   const endId = await lastDeadLetterId(redis, group);
   if (endId === undefined) return { redriven: 0, remaining: 0, dryRun: options.dryRun };
   const selected = await countDeadLetters(redis, group, options.reason, endId);
-  const toMove = Math.min(selected, options.limit);
+  const toMove = Math.min(selected.movable, options.limit);
   if (options.dryRun) {
-    const remaining = (await countDeadLetters(redis, group, options.reason)) - toMove;
-    return { redriven: toMove, remaining, dryRun: true };
+    const remaining = (await countDeadLetters(redis, group, options.reason)).total - toMove;
+    return { redriven: toMove, remaining, dryRun: true, ...selected.heldBack.field() };
   }
   options.progress?.start(toMove);
   const pageSize = options.pageSize ?? DEAD_LETTER_PAGE_SIZE;
   const oversizedIds: string[] = [];
+  const heldBack = new HeldBackTally();
   let cursor = "0-0";
   let redriven = 0;
+  let scannedAll = false;
   try {
     while (redriven < toMove && options.signal?.aborted !== true) {
       const allowed = await options.limiter.acquire(Math.min(pageSize, toMove - redriven));
-      const page = parseRedrivePage(
-        await redis.sjRedriveDeadLetters(
-          2,
-          group.deadLetterStream,
-          group.requeueStream,
-          group.stream,
-          group.group,
-          cursor,
-          endId,
-          pageSize,
-          allowed,
-          options.reason ?? "",
-          "0",
-          "",
-        ),
+      const page = await redrivePage(
+        redis,
+        group,
+        { cursor, endId, scanLimit: pageSize, moveLimit: allowed },
+        options.reason,
+        { dryRun: false },
       );
       options.limiter.refund(allowed - page.moved);
       redriven += page.moved;
       oversizedIds.push(...page.oversizedIds);
+      heldBack.add(page.heldBackBy);
       cursor = page.nextCursor;
       options.progress?.update(redriven);
-      if (page.done) break;
+      if (page.done) {
+        scannedAll = true;
+        break;
+      }
     }
   } finally {
     options.progress?.stop();
   }
-  const remaining = await countDeadLetters(redis, group, options.reason);
+  const remaining = (await countDeadLetters(redis, group, options.reason)).total;
   return {
     redriven,
     remaining,
     dryRun: false,
+    // A run that stopped early (limit, nothing movable) reports what the count found.
+    ...(scannedAll ? heldBack : selected.heldBack).field(),
+    ...(oversizedIds.length > 0 ? { oversizedIds } : {}),
+  };
+}
+
+/** `--id`: the given dead letters only, at most a page of ids per script call. */
+async function redriveIds(
+  redis: ScriptedRedis,
+  group: ResolvedGroup,
+  ids: readonly string[],
+  options: RedriveOptions,
+): Promise<RedriveSummary> {
+  const pageSize = options.pageSize ?? DEAD_LETTER_PAGE_SIZE;
+  const wanted = distinctIds(ids);
+  const heldBack = new HeldBackTally();
+  const unknownIds: string[] = [];
+  const oversizedIds: string[] = [];
+  let redriven = 0;
+  let next = 0;
+  options.progress?.start(wanted.length);
+  try {
+    while (next < wanted.length && options.signal?.aborted !== true) {
+      const ask = Math.min(pageSize, wanted.length - next);
+      const allowed = options.dryRun ? ask : await options.limiter.acquire(ask);
+      const chunk = wanted.slice(next, next + allowed);
+      next += chunk.length;
+      const limits = {
+        cursor: "0-0",
+        endId: "+",
+        scanLimit: chunk.length,
+        moveLimit: chunk.length,
+      };
+      const page = await redrivePage(redis, group, limits, undefined, {
+        dryRun: options.dryRun,
+        ids: chunk,
+      });
+      if (!options.dryRun) options.limiter.refund(allowed - page.moved);
+      redriven += page.moved;
+      heldBack.add(page.heldBackBy);
+      unknownIds.push(...page.unknownIds);
+      oversizedIds.push(...page.oversizedIds);
+      options.progress?.update(redriven);
+    }
+  } finally {
+    options.progress?.stop();
+  }
+  const total = (await countDeadLetters(redis, group, undefined)).total;
+  return {
+    redriven,
+    remaining: options.dryRun ? total - redriven : total,
+    dryRun: options.dryRun,
+    ...heldBack.field(),
+    unknownIds,
     ...(oversizedIds.length > 0 ? { oversizedIds } : {}),
   };
 }

@@ -9,6 +9,8 @@ export interface GroupSweepResult {
   deadLettered: number;
   deadLetteredMaxDeliveries: number;
   deadLetteredAction: number;
+  /** Dead letters removed by the group's deadLetterMaxLen to make room (never silently). */
+  deadLettersDropped: number;
   /** Reassign found no live consumer: put back with its owner, idle time and count unchanged. */
   leftPending: number;
   /** Ids XAUTOCLAIM reported as deleted (counted apart, never claimed). */
@@ -62,6 +64,7 @@ export function emptyResult(stream: string, group: string): GroupSweepResult {
     deadLettered: 0,
     deadLetteredMaxDeliveries: 0,
     deadLetteredAction: 0,
+    deadLettersDropped: 0,
     leftPending: 0,
     ghosts: 0,
     ghostIds: [],

@@ -43,6 +43,7 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   result.deadLetteredMaxDeliveries += page.deadLetteredMaxDeliveries;
   result.deadLetteredAction += page.deadLetteredAction;
   result.deadLettered += page.deadLetteredMaxDeliveries + page.deadLetteredAction;
+  result.deadLettersDropped += page.deadLettersDropped;
   result.leftPending += page.leftPending;
   result.ghosts += page.ghostIds.length;
   pushBounded(result.ghostIds, page.ghostIds);
@@ -51,7 +52,17 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   pushBounded(result.invalidDeliveryCountIds, page.invalidCountIds);
 }
 
-function report(result: GroupSweepResult, logger: Logger): void {
+function report(result: GroupSweepResult, group: ResolvedGroup, logger: Logger): void {
+  if (result.deadLettersDropped > 0) {
+    logger.warn(
+      {
+        count: result.deadLettersDropped,
+        deadLetterStream: group.deadLetterStream,
+        deadLetterMaxLen: group.deadLetterMaxLen,
+      },
+      "dead letters dropped: deadLetterMaxLen trimmed the oldest dead letters away; their data is lost",
+    );
+  }
   if (result.ghosts > 0) {
     logger.warn(
       {
@@ -187,7 +198,7 @@ export async function sweepOnce(
     context.cursors.delete(group.id);
   } finally {
     result.durationMs = context.now() - startedAt;
-    report(result, logger);
+    report(result, group, logger);
   }
   return result;
 }

@@ -49,6 +49,8 @@ export interface PageResult {
   /** Entries whose x-delivery-count was not a canonical integer: the first ids, and the total. */
   invalidCountIds: string[];
   invalidCounts: number;
+  /** Dead letters that the group's deadLetterMaxLen removed during the call (0 when uncapped). */
+  deadLettersDropped: number;
   /** Set when an unforeseen error stopped the call: what was done is counted, the rest untouched. */
   error?: string;
 }
@@ -134,6 +136,7 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     oversizedIds: strings(fields.get("oversized")),
     invalidCountIds: strings(fields.get("invalidCountIds")),
     invalidCounts: count("invalidCounts"),
+    deadLettersDropped: count("deadLettersDropped"),
     ...(error === undefined
       ? {}
       : { error: typeof error === "string" ? error : JSON.stringify(error) }),

@@ -73,11 +73,13 @@ describe("configuration validation: metrics, groups and environment", () => {
       );
     });
 
-    it("rejects deadLetterMaxLen of 0", async () => {
-      await expectConfigError(load(withGroup({ deadLetterMaxLen: 0 })), {
+    it("accepts deadLetterMaxLen 0 (never trimmed, the default) and rejects a negative one", async () => {
+      const config = await load(withGroup({ deadLetterMaxLen: 0 }));
+      expect(config.groups[0]?.deadLetterMaxLen).toBe(0);
+      await expectConfigError(load(withGroup({ deadLetterMaxLen: -1 })), {
         key: "groups[0].deadLetterMaxLen",
-        value: 0,
-        expected: "an integer >= 1",
+        value: -1,
+        expected: "an integer >= 0",
       });
     });
 

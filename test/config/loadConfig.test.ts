@@ -40,7 +40,7 @@ const GROUP_DEFAULTS = {
   action: "requeue",
   requeueStream: "",
   deadLetterStream: "",
-  deadLetterMaxLen: 100000,
+  deadLetterMaxLen: 0,
   reapConsumersIdleMs: 0,
 };
 

@@ -28,7 +28,7 @@ describe("discover and discovery configuration", () => {
         action: "requeue",
         requeueStream: "",
         deadLetterStream: "",
-        deadLetterMaxLen: 100000,
+        deadLetterMaxLen: 0,
         reapConsumersIdleMs: 0,
       },
     ]);

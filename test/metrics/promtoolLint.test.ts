@@ -50,6 +50,7 @@ describe("the metrics exposition", () => {
         deadLettered: 1,
         deadLetteredMaxDeliveries: 1,
         deadLetteredAction: 0,
+        deadLettersDropped: 1,
         leftPending: 0,
         ghosts: 1,
         ghostIds: [],

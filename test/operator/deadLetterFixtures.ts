@@ -102,3 +102,53 @@ export function fieldValue(fields: readonly Buffer[], name: string): string | un
   }
   return undefined;
 }
+
+/**
+ * Consumer groups reading the dead-letter stream itself, in the states that must hold a purge or
+ * a redrive back: `auditors` was delivered the first 6 dead letters and acknowledged the first 2
+ * (3..6 pending, 7.. not yet delivered); `archivers` was delivered everything and acknowledged all
+ * but the 5th. Only the first two dead letters may go.
+ */
+export async function addDeadLetterReaders(
+  redis: Redis | Cluster,
+  deadLetterStream: string,
+  letters: readonly FabricatedDeadLetter[],
+): Promise<void> {
+  const ids = letters.map((letter) => letter.id);
+  await redis.xgroup("CREATE", deadLetterStream, "auditors", "0");
+  await redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "auditors",
+    "a1",
+    "COUNT",
+    6,
+    "STREAMS",
+    deadLetterStream,
+    ">",
+  );
+  await redis.xack(deadLetterStream, "auditors", ...ids.slice(0, 2));
+  await redis.xgroup("CREATE", deadLetterStream, "archivers", "0");
+  await redis.call("XREADGROUP", "GROUP", "archivers", "b1", "STREAMS", deadLetterStream, ">");
+  await redis.xack(deadLetterStream, "archivers", ...ids.filter((_, i) => i !== 4));
+}
+
+/** What XAUTOCLAIM reports as deleted in a group of the dead-letter stream: must stay empty. */
+export async function readerGhosts(
+  redis: Redis | Cluster,
+  deadLetterStream: string,
+  group: string,
+): Promise<unknown> {
+  const reply = (await redis.call(
+    "XAUTOCLAIM",
+    deadLetterStream,
+    group,
+    "probe",
+    0,
+    "0-0",
+    "COUNT",
+    1000,
+    "JUSTID",
+  )) as unknown[];
+  return reply[2];
+}

@@ -64,7 +64,8 @@ describe("operator commands under the ACL users of deploy/redis/stream-janitor.a
     const redrive = await as(user, ["dlq", "redrive", ...pair, "--limit", "2", "--json"]);
     expect(redrive.stderr).toBe("");
     expect(JSON.parse(redrive.stdout)).toEqual({ redriven: 2, remaining: 2, dryRun: false });
-    const purge = await as(user, ["dlq", "purge", ...pair, "--json"]);
+    // With no selector a purge is refused (exit 2): --all says "every dead letter of the group".
+    const purge = await as(user, ["dlq", "purge", ...pair, "--all", "--json"]);
     expect(JSON.parse(purge.stdout)).toEqual({ purged: 2, remaining: 0, dryRun: false });
     const reap = await as(user, ["consumers", "reap", ...pair, "--idle-ms", "0", "--json"]);
     expect(JSON.parse(reap.stdout)).toMatchObject({ reaped: ["idle-worker"], keptWithPending: 1 });

@@ -5,7 +5,7 @@ import {
 } from "../../src/commands/operator/runOperatorCommand.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { addDeadLetters } from "./deadLetterFixtures.js";
+import { addDeadLetterReaders, addDeadLetters } from "./deadLetterFixtures.js";
 
 const fixture = useRedisServer();
 
@@ -50,6 +50,16 @@ describe("operator command line", () => {
       "--reason expects one of",
     ],
     [["dlq", "list", "--stream", "s", "--group", "g", "--limit", "-3"], "--limit"],
+    [["dlq", "purge", "--stream", "s", "--group", "g"], "--all"],
+    [["dlq", "purge", "--stream", "s", "--group", "g", "--dry-run"], "--all"],
+    [["dlq", "purge", "--stream", "s", "--group", "g", "--all", "--id", "1-1"], "--id"],
+    [["dlq", "purge", "--stream", "s", "--group", "g", "--all", "--reason", "action"], "--all"],
+    [["dlq", "purge", "--stream", "s", "--group", "g", "--id", "latest"], "--id"],
+    [
+      ["dlq", "redrive", "--stream", "s", "--group", "g", "--id", "1-1", "--reason", "action"],
+      "--id",
+    ],
+    [["dlq", "redrive", "--stream", "s", "--group", "g", "--id", "12"], "--id"],
     [["inspect", "--bogus"], "bogus"],
   ])("exits 2 on %j", async (args, message) => {
     const result = await runInProcess(args);
@@ -88,5 +98,97 @@ describe("operator command line", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/refusing to redrive .*analytics/u);
     expect(await fixture.redis.xlen(`{${stream}}:dead`)).toBe(1);
+  });
+
+  it("says which groups of the dead-letter stream held dead letters back, in words and in --json", async () => {
+    const stream = uniquePrefix("cli-held");
+    const dead = `{${stream}}:dead`;
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 10,
+    });
+    await addDeadLetterReaders(fixture.redis, dead, letters);
+    const config = await writeConfigFile({ redis: { url: fixture.server.url } });
+    try {
+      const base = ["--stream", stream, "--group", "workers", "--config", config.path];
+      const dry = await runCli(["dlq", "purge", ...base, "--all", "--dry-run"]);
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain("would purge 2 dead letter(s)");
+      expect(dry.stdout).toMatch(/held back by group archivers \(1\), group auditors \(8\)/u);
+
+      const purge = await runCli(["dlq", "purge", ...base, "--all", "--json"]);
+      expect(purge.code).toBe(0);
+      expect(JSON.parse(purge.stdout)).toEqual({
+        purged: 2,
+        remaining: 8,
+        dryRun: false,
+        heldBackBy: [
+          { group: "archivers", entries: 1 },
+          { group: "auditors", entries: 8 },
+        ],
+      });
+
+      const redrive = await runCli(["dlq", "redrive", ...base, "--json"]);
+      expect(redrive.code).toBe(0);
+      expect(JSON.parse(redrive.stdout)).toEqual({
+        redriven: 0,
+        remaining: 8,
+        dryRun: false,
+        heldBackBy: [
+          { group: "archivers", entries: 1 },
+          { group: "auditors", entries: 8 },
+        ],
+      });
+      expect(await fixture.redis.xlen(dead)).toBe(8);
+    } finally {
+      await config.remove();
+    }
+  });
+
+  it("acts on the --id dead letters and reports, with exit 1, the ids that are not the group's", async () => {
+    const stream = uniquePrefix("cli-ids");
+    const dead = `{${stream}}:dead`;
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 3,
+    });
+    const config = await writeConfigFile({ redis: { url: fixture.server.url } });
+    try {
+      const base = ["--stream", stream, "--group", "workers", "--config", config.path];
+      const first = letters[0]?.id ?? "";
+      const second = letters[1]?.id ?? "";
+      const redrive = await runCli(["dlq", "redrive", ...base, "--id", first, "--id", "1-1"]);
+      expect(redrive.code).toBe(1);
+      expect(redrive.stdout).toContain("redriven 1 dead letter(s)");
+      expect(redrive.stderr).toContain(`not a dead letter of ${stream}/workers: 1-1`);
+
+      const purge = await runCli([
+        "dlq",
+        "purge",
+        ...base,
+        "--id",
+        second,
+        "--id",
+        "2-2",
+        "--json",
+      ]);
+      expect(purge.code).toBe(1);
+      expect(JSON.parse(purge.stdout)).toEqual({
+        purged: 1,
+        remaining: 1,
+        dryRun: false,
+        unknownIds: ["2-2"],
+      });
+      expect(purge.stderr).toContain("2-2");
+      expect(await fixture.redis.xlen(dead)).toBe(1);
+    } finally {
+      await config.remove();
+    }
   });
 });

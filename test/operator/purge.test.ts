@@ -3,7 +3,13 @@ import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
 import { registerScripts } from "../../src/redis/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
-import { addDeadLetters, fieldValue, rawEntries } from "./deadLetterFixtures.js";
+import {
+  addDeadLetterReaders,
+  addDeadLetters,
+  fieldValue,
+  rawEntries,
+  readerGhosts,
+} from "./deadLetterFixtures.js";
 
 const fixture = useRedisServer();
 
@@ -118,5 +124,96 @@ describe("dlq purge", () => {
       dryRun: false,
     });
     expect(await fixture.redis.xlen(dead)).toBe(0);
+  });
+
+  it("never removes a dead letter a group of the dead-letter stream still needs, and names the groups", async () => {
+    const stream = uniquePrefix("purge-readers");
+    const group = groupConfig(stream);
+    const dead = group.deadLetterStream;
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 10,
+    });
+    await addDeadLetterReaders(fixture.redis, dead, letters);
+    const redis = registerScripts(fixture.redis);
+    const heldBackBy = [
+      { group: "archivers", entries: 1 },
+      { group: "auditors", entries: 8 },
+    ];
+
+    const dry = await purgeDeadLetters(redis, group, {
+      olderThanMs: undefined,
+      reason: undefined,
+      dryRun: true,
+      pageSize: 3,
+    });
+    expect(dry).toEqual({ purged: 2, remaining: 8, dryRun: true, heldBackBy });
+    expect(await fixture.redis.xlen(dead)).toBe(10);
+
+    const summary = await purgeDeadLetters(redis, group, {
+      olderThanMs: undefined,
+      reason: undefined,
+      dryRun: false,
+      pageSize: 3,
+    });
+    expect(summary).toEqual({ purged: 2, remaining: 8, dryRun: false, heldBackBy });
+    const left = await rawEntries(fixture.redis, dead);
+    expect(left.map(([id]) => id)).toEqual(letters.slice(2).map((letter) => letter.id));
+    expect(await readerGhosts(fixture.redis, dead, "auditors")).toEqual([]);
+    expect(await readerGhosts(fixture.redis, dead, "archivers")).toEqual([]);
+  });
+
+  it("deletes single dead letters by --id and reports the ids that are not the group's dead letters", async () => {
+    const stream = uniquePrefix("purge-ids");
+    const group = groupConfig(stream);
+    const dead = group.deadLetterStream;
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 4,
+    });
+    const [others] = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "audit",
+      deadLetterStream: dead,
+      count: 1,
+      firstOriginal: 10,
+    });
+    const redis = registerScripts(fixture.redis);
+    const ids = [letters[1]?.id ?? "", letters[3]?.id ?? "", others?.id ?? "", "1-1"];
+
+    const dry = await purgeDeadLetters(redis, group, {
+      ids,
+      olderThanMs: undefined,
+      reason: undefined,
+      dryRun: true,
+    });
+    expect(dry).toEqual({
+      purged: 2,
+      remaining: 2,
+      dryRun: true,
+      unknownIds: [others?.id, "1-1"],
+    });
+    expect(await fixture.redis.xlen(dead)).toBe(5);
+
+    const summary = await purgeDeadLetters(redis, group, {
+      ids: [...ids, letters[1]?.id ?? ""],
+      olderThanMs: undefined,
+      reason: undefined,
+      dryRun: false,
+    });
+    expect(summary).toEqual({
+      purged: 2,
+      remaining: 2,
+      dryRun: false,
+      unknownIds: [others?.id, "1-1"],
+    });
+    const left = await rawEntries(fixture.redis, dead);
+    expect(left.map(([id]) => id)).toEqual([letters[0]?.id, letters[2]?.id, others?.id]);
   });
 });

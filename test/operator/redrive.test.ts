@@ -9,10 +9,12 @@ import { registerScripts } from "../../src/redis/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import {
+  addDeadLetterReaders,
   addDeadLetters,
   fieldValue,
   originalFields,
   rawEntries,
+  readerGhosts,
   type MetadataLayout,
 } from "./deadLetterFixtures.js";
 
@@ -223,6 +225,126 @@ describe("dlq redrive", () => {
     await expect(run).rejects.toThrow(/analytics/u);
     expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(2);
     expect(await fixture.redis.xlen(stream)).toBe(0);
+  });
+
+  it("refuses a target that has run out of ids before its first write, then redrives once", async () => {
+    const stream = uniquePrefix("redrive-exhausted");
+    const group = groupConfig(stream);
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: group.deadLetterStream,
+      count: 10,
+    });
+    // The issue's repro: 5 ids left in the target, 10 dead letters to move.
+    await fixture.redis.xadd(stream, "18446744073709551615-18446744073709551610", "m", "1");
+    const redis = registerScripts(fixture.redis);
+
+    const run = redriveDeadLetters(redis, group, options());
+    await expect(run).rejects.toThrow(/IDSEXHAUSTED .*used up its ids/u);
+    expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(10);
+    expect(await fixture.redis.xlen(stream)).toBe(1);
+
+    // Pointed elsewhere, every dead letter is moved exactly once.
+    const elsewhere = groupConfig(stream, { requeueStream: `{${stream}}:elsewhere` });
+    expect(await redriveDeadLetters(redis, elsewhere, options())).toEqual({
+      redriven: 10,
+      remaining: 0,
+      dryRun: false,
+    });
+    const copies = await rawEntries(fixture.redis, `{${stream}}:elsewhere`);
+    expect(copies.map(([, f]) => fieldValue(f, "x-original-id"))).toEqual(
+      Array.from({ length: 10 }, (_, i) => `1000-${i + 1}`),
+    );
+    expect(await fixture.redis.xlen(stream)).toBe(1);
+  });
+
+  it("never moves a dead letter a group of the dead-letter stream still needs, and names the groups", async () => {
+    const stream = uniquePrefix("redrive-readers");
+    const group = groupConfig(stream);
+    const dead = group.deadLetterStream;
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 10,
+    });
+    await addDeadLetterReaders(fixture.redis, dead, letters);
+    const redis = registerScripts(fixture.redis);
+    const heldBackBy = [
+      { group: "archivers", entries: 1 },
+      { group: "auditors", entries: 8 },
+    ];
+
+    expect(await redriveDeadLetters(redis, group, options({ dryRun: true }))).toEqual({
+      redriven: 2,
+      remaining: 8,
+      dryRun: true,
+      heldBackBy,
+    });
+    expect(await fixture.redis.xlen(dead)).toBe(10);
+
+    const summary = await redriveDeadLetters(redis, group, options({ pageSize: 3 }));
+    expect(summary).toEqual({ redriven: 2, remaining: 8, dryRun: false, heldBackBy });
+    const copies = await rawEntries(fixture.redis, stream);
+    expect(copies.map(([, f]) => fieldValue(f, "x-original-id"))).toEqual(["1000-1", "1000-2"]);
+    const left = await rawEntries(fixture.redis, dead);
+    expect(left.map(([id]) => id)).toEqual(letters.slice(2).map((letter) => letter.id));
+    expect(await readerGhosts(fixture.redis, dead, "auditors")).toEqual([]);
+    expect(await readerGhosts(fixture.redis, dead, "archivers")).toEqual([]);
+  });
+
+  it("moves single dead letters by --id and reports the ids that are not the group's dead letters", async () => {
+    const stream = uniquePrefix("redrive-ids");
+    const group = groupConfig(stream);
+    const dead = group.deadLetterStream;
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "workers",
+      deadLetterStream: dead,
+      count: 4,
+    });
+    const [others] = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "audit",
+      deadLetterStream: dead,
+      count: 1,
+      firstOriginal: 10,
+    });
+    const redis = registerScripts(fixture.redis);
+    // letters[3] twice: moved once.
+    const ids = [
+      letters[3]?.id ?? "",
+      letters[1]?.id ?? "",
+      others?.id ?? "",
+      "1-1",
+      letters[3]?.id ?? "",
+    ];
+
+    expect(await redriveDeadLetters(redis, group, options({ ids, dryRun: true }))).toEqual({
+      redriven: 2,
+      remaining: 2,
+      dryRun: true,
+      unknownIds: [others?.id, "1-1"],
+    });
+    expect(await fixture.redis.xlen(stream)).toBe(0);
+
+    expect(await redriveDeadLetters(redis, group, options({ ids }))).toEqual({
+      redriven: 2,
+      remaining: 2,
+      dryRun: false,
+      unknownIds: [others?.id, "1-1"],
+    });
+    const copies = await rawEntries(fixture.redis, stream);
+    expect(copies.map(([, f]) => fieldValue(f, "x-original-id")).sort()).toEqual([
+      "1000-2",
+      "1000-4",
+    ]);
+    const left = await rawEntries(fixture.redis, dead);
+    expect(left.map(([id]) => id)).toEqual([letters[0]?.id, letters[2]?.id, others?.id]);
   });
 
   it("keeps to --rate: the limiter, on a virtual clock, paces the pages", async () => {

@@ -4,7 +4,7 @@ export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 import type { JanitorConfig } from "../../config/types.js";
 import type { ScriptedRedis } from "../../redis/scriptedRedis.js";
 
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 /** What a command gets: the configuration, a connection, and where to write. */
 export interface OperatorSession {

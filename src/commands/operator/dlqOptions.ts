@@ -13,3 +13,76 @@ export function reasonOption(values: OptionValues): DeadLetterReason | undefined
   }
   return reason as DeadLetterReason;
 }
+
+export const ID_HELP = `      --id ID         only this dead letter (its id in the dead-letter stream, as dlq list
+                      shows it); repeat for several`;
+
+/** `--id ID` (repeatable): full stream ids, checked before anything connects. */
+export function idsOption(values: OptionValues): string[] | undefined {
+  const ids = values.id;
+  if (ids === undefined) return undefined;
+  const list = Array.isArray(ids) ? ids : [String(ids)];
+  for (const id of list) {
+    if (!/^\d+-\d+$/u.test(id)) {
+      throw new UsageError(
+        `--id expects a dead-letter id such as 1700000000000-0 (see dlq list), got ${id}`,
+      );
+    }
+  }
+  return list;
+}
+
+/**
+ * `dlq purge` deletes for good: it must be told what (contract: `--all | --id ID... |
+ * --older-than D | --reason R`). `--older-than` and `--reason` combine; `--all` and `--id` stand
+ * alone, so that a forgotten filter never widens a purge.
+ */
+export function checkPurgeSelector(values: OptionValues): void {
+  const all = values.all === true;
+  const ids = idsOption(values) !== undefined;
+  const filters = ["older-than", "older-than-ms", "reason"].filter((n) => values[n] !== undefined);
+  if (!all && !ids && filters.length === 0) {
+    throw new UsageError(
+      "say which dead letters to delete: --all (every dead letter of the group), --id ID..., " +
+        "--older-than-ms MS or --reason R",
+    );
+  }
+  if (all && (ids || filters.length > 0)) {
+    throw new UsageError(
+      `--all deletes every dead letter of the group: give it alone, not with ${ids ? "--id" : `--${filters[0] ?? ""}`}`,
+    );
+  }
+  if (ids && filters.length > 0) {
+    throw new UsageError(
+      `--id selects dead letters by id: it cannot be combined with --${filters[0] ?? ""}`,
+    );
+  }
+}
+
+/** `--id` names dead letters exactly: a filter or a limit beside it would be ambiguous. */
+export function checkRedriveIds(values: OptionValues): void {
+  if (idsOption(values) === undefined) return;
+  const others = ["reason", "limit"].filter((n) => values[n] !== undefined);
+  if (others.length > 0) {
+    throw new UsageError(
+      `--id selects dead letters by id: it cannot be combined with --${others[0] ?? ""}`,
+    );
+  }
+}
+
+/**
+ * Reports on stderr the `--id` ids that are not dead letters of the group (typos, other groups'
+ * dead letters, already gone); true when there were some: the command then exits 1.
+ */
+export function reportUnknownIds(
+  stderr: NodeJS.WritableStream,
+  command: string,
+  groupId: string,
+  unknownIds: readonly string[] | undefined,
+): boolean {
+  if (unknownIds === undefined || unknownIds.length === 0) return false;
+  stderr.write(
+    `stream-janitor ${command}: not a dead letter of ${groupId}: ${unknownIds.join(", ")}\n`,
+  );
+  return true;
+}

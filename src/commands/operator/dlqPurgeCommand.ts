@@ -2,7 +2,14 @@ import { createProgress } from "../../operator/progress.js";
 import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
 import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
-import { reasonOption, REASON_HELP } from "./dlqOptions.js";
+import { describeHeldBack } from "../../operator/HeldBackTally.js";
+import {
+  checkPurgeSelector,
+  idsOption,
+  reasonOption,
+  reportUnknownIds,
+  REASON_HELP,
+} from "./dlqOptions.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -14,30 +21,43 @@ import {
 
 export const dlqPurgeCommand: OperatorCommand = {
   words: ["dlq", "purge"],
-  synopsis: "dlq purge --stream S --group G [--older-than-ms MS] [--reason R] [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq purge --stream S --group G [--older-than-ms MS] [--reason R] [--dry-run] [--json]
+  synopsis:
+    "dlq purge --stream S --group G (--all | --id ID... | --older-than-ms MS | --reason R) [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq purge --stream S --group G (--all | --id ID... | --older-than-ms MS | --reason R) [--dry-run] [--json]
 
-Deletes the group's dead letters for good. Dead letters of other groups sharing the dead-letter
-stream are left alone; only those present when it starts are considered. Safe to interrupt and
-run again. Does not need the lease.
+Deletes the group's dead letters for good: say which (with no selector it refuses, exit 2).
+Dead letters of other groups sharing the dead-letter stream are left alone, and so are those a
+consumer group reading the dead-letter stream still needs (pending there, or not yet delivered
+to it): the groups that held dead letters back are named. Only dead letters present when it
+starts are considered. Safe to interrupt and run again. Does not need the lease.
 
 Options:
       --stream S          source stream (required)
       --group G           consumer group (required)
+      --all               every dead letter of the group
+      --id ID             only this dead letter (its id in the dead-letter stream, as dlq
+                          list shows it); repeat for several; an id that is not one of the
+                          group's dead letters is reported (exit 1)
       --older-than-ms MS  only dead letters dead-lettered at least MS ago (Redis clock)
 ${REASON_HELP.replace("--reason R     ", "--reason R         ")}
       --dry-run           count what would be deleted, change nothing
 ${COMMON_HELP}
 
-Prints {"purged":N,"remaining":N,"dryRun":false} with --json.
+Prints {"purged":N,"remaining":N,"dryRun":false} with --json, plus "heldBackBy":[{"group":G,
+"entries":N}] when groups of the dead-letter stream held dead letters back, and "unknownIds"
+with --id.
 
 Examples:
   stream-janitor dlq purge --stream orders --group billing --older-than-ms 604800000 --dry-run
-  stream-janitor dlq purge --stream orders --group billing --reason action --json`,
+  stream-janitor dlq purge --stream orders --group billing --reason action --json
+  stream-janitor dlq purge --stream orders --group billing --id 1796057966000-0
+  stream-janitor dlq purge --stream orders --group billing --all`,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
     group: { type: "string" },
+    all: { type: "boolean" },
+    id: { type: "string", multiple: true },
     "older-than-ms": { type: "string" },
     reason: { type: "string" },
     "dry-run": { type: "boolean" },
@@ -47,6 +67,7 @@ Examples:
     requiredString(values, "group");
     integerOption(values, "older-than-ms");
     reasonOption(values);
+    checkPurgeSelector(values);
   },
   async run(values, session) {
     const group = resolveOperatorGroup(
@@ -57,6 +78,7 @@ Examples:
     const summary = await purgeDeadLetters(session.redis, group, {
       olderThanMs: integerOption(values, "older-than-ms"),
       reason: reasonOption(values),
+      ...(values.id === undefined ? {} : { ids: idsOption(values) }),
       dryRun: values["dry-run"] === true,
       progress: createProgress("purge", session.stderr),
     });
@@ -64,8 +86,11 @@ Examples:
     else {
       const verb = summary.dryRun ? "would purge" : "purged";
       session.stdout.write(
-        `${group.id}: ${verb} ${summary.purged} dead letter(s) from ${group.deadLetterStream}; ${summary.remaining} remaining\n`,
+        `${group.id}: ${verb} ${summary.purged} dead letter(s) from ${group.deadLetterStream}; ${summary.remaining} remaining${describeHeldBack(summary.heldBackBy)}\n`,
       );
+    }
+    if (reportUnknownIds(session.stderr, "dlq purge", group.id, summary.unknownIds)) {
+      return EXIT.failure;
     }
     return EXIT.ok;
   },

@@ -3,7 +3,15 @@ import { RateLimiter } from "../../operator/RateLimiter.js";
 import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
 import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
-import { reasonOption, REASON_HELP } from "./dlqOptions.js";
+import { describeHeldBack } from "../../operator/HeldBackTally.js";
+import {
+  checkRedriveIds,
+  ID_HELP,
+  idsOption,
+  reasonOption,
+  reportUnknownIds,
+  REASON_HELP,
+} from "./dlqOptions.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -19,19 +27,24 @@ const DEFAULT_RATE = 1000;
 export const dlqRedriveCommand: OperatorCommand = {
   words: ["dlq", "redrive"],
   synopsis:
-    "dlq redrive --stream S --group G [--limit N] [--rate N] [--reason R] [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq redrive --stream S --group G [--limit N] [--rate N] [--reason R] [--dry-run] [--json]
+    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--dry-run] [--json]
 
 Moves the group's dead letters back for another round of deliveries: each goes to the group's
 requeue target (requeueStream, else the source stream) with its original fields byte for byte and
 in order, x-original-id kept, x-delivery-count 0, x-redrive-count + 1 and x-redriven-at (Unix ms).
 Copy and removal happen in one script per page: interrupt it (Ctrl-C, kill -9) and run it again,
 nothing is duplicated or lost. Only dead letters present when it starts are moved. A target read
-by other consumer groups is refused (they would receive the copies too). Does not need the lease.
+by other consumer groups is refused (they would receive the copies too). A dead letter that a
+consumer group reading the dead-letter stream still needs (pending there, or not yet delivered to
+it) stays where it is, and the groups that held dead letters back are named. A target that has
+run out of ids is refused before anything is copied. Does not need the lease.
 
 Options:
       --stream S      source stream (required)
       --group G       consumer group (required)
+${ID_HELP}; an id that is not
+                      one of the group's dead letters is reported (exit 1)
       --limit N       move at most N dead letters (default: all)
       --rate N        at most N entries per second (default ${DEFAULT_RATE}; 0: unlimited)
 ${REASON_HELP}
@@ -39,16 +52,20 @@ ${REASON_HELP}
 ${COMMON_HELP}
 
 Prints {"redriven":N,"remaining":N,"dryRun":false} with --json; remaining counts the group's dead
-letters (of that reason) still in the dead-letter stream afterwards.
+letters (of that reason) still in the dead-letter stream afterwards; "heldBackBy":[{"group":G,
+"entries":N}] is added when groups of the dead-letter stream held dead letters back, and
+"unknownIds" with --id.
 
 Examples:
   stream-janitor dlq redrive --stream orders --group billing --dry-run
   stream-janitor dlq redrive --stream orders --group billing --reason action --rate 200
-  stream-janitor dlq redrive --stream orders --group billing --limit 10 --json`,
+  stream-janitor dlq redrive --stream orders --group billing --limit 10 --json
+  stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0`,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
     group: { type: "string" },
+    id: { type: "string", multiple: true },
     limit: { type: "string" },
     rate: { type: "string" },
     reason: { type: "string" },
@@ -60,6 +77,8 @@ Examples:
     integerOption(values, "limit", 1);
     integerOption(values, "rate");
     reasonOption(values);
+    idsOption(values);
+    checkRedriveIds(values);
   },
   async run(values, session) {
     const group = resolveOperatorGroup(
@@ -75,6 +94,7 @@ Examples:
       const summary = await redriveDeadLetters(session.redis, group, {
         limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
         reason: reasonOption(values),
+        ...(values.id === undefined ? {} : { ids: idsOption(values) }),
         dryRun: values["dry-run"] === true,
         limiter: new RateLimiter({ ratePerSecond: integerOption(values, "rate") ?? DEFAULT_RATE }),
         progress: createProgress("redrive", session.stderr),
@@ -84,7 +104,7 @@ Examples:
       else {
         const verb = summary.dryRun ? "would redrive" : "redriven";
         session.stdout.write(
-          `${group.id}: ${verb} ${summary.redriven} dead letter(s) from ${group.deadLetterStream} to ${group.requeueStream}; ${summary.remaining} remaining\n`,
+          `${group.id}: ${verb} ${summary.redriven} dead letter(s) from ${group.deadLetterStream} to ${group.requeueStream}; ${summary.remaining} remaining${describeHeldBack(summary.heldBackBy)}\n`,
         );
       }
       if (summary.oversizedIds !== undefined) {
@@ -92,7 +112,8 @@ Examples:
           `stream-janitor: left ${summary.oversizedIds.length} dead letter(s) with too many fields to copy in one script: ${summary.oversizedIds.slice(0, 10).join(", ")}\n`,
         );
       }
-      return stop.signal.aborted ? EXIT.failure : EXIT.ok;
+      const unknown = reportUnknownIds(session.stderr, "dlq redrive", group.id, summary.unknownIds);
+      return stop.signal.aborted || unknown ? EXIT.failure : EXIT.ok;
     } catch (error) {
       if (error instanceof RedriveRefusedError) throw new OperatorFailure(error.message);
       throw error;

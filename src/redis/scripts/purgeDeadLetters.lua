@@ -3,9 +3,12 @@
 purgeDeadLetters: deletes one page of a group's dead letters.
 
 Scans the dead-letter stream after the cursor up to an end id fixed when the purge started (the
-last dead letter then, or the newest id old enough for --older-than-ms, whichever is smaller) and
-deletes the dead letters of this stream/group (and reason, when given). Deleting is idempotent,
-so an interrupted purge is simply run again.
+last dead letter then, or the newest id old enough for --older-than-ms, whichever is smaller), or
+looks up the ids it is given, and deletes the dead letters of this stream/group (and reason, when
+given). Deleting is idempotent, so an interrupted purge is simply run again.
+Dead letters are never removed behind a reader's back: a dead letter that a consumer group of the
+dead-letter stream itself holds pending, or has not been delivered yet, is kept and counted for
+each such group (see "Readers", the same rule as in redriveDeadLetters.lua).
 Not fenced by the lease, like a redrive: it is run by an operator and only deletes dead letters,
 which the daemon never reads back. One key, so it runs on Redis Cluster as is.
 
@@ -21,8 +24,15 @@ ARGV[6]  delete limit: at most this many are deleted
 ARGV[7]  reason: max-deliveries | action | empty for any
 ARGV[8]  fence value (ignored without KEYS[2])
 ARGV[9]  1: dry run (count, write nothing); 0: delete
+ARGV[10...]  optional: the dead-letter ids to delete (--id); the cursor, end id and scan limit are
+         then ignored, and the page is these ids
 
-Returns { nextCursor, examined, deleted, done }: done is 1 when the range has been scanned.
+Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
+  done        1 when the range has been scanned (always with ids)
+  heldBackBy  flat { group, entries, ... }: the groups of the dead-letter stream that held
+              selected dead letters back, with how many each
+  held        selected dead letters held back (each counted once)
+  unknownIds  the given ids that are not dead letters of this stream/group (and reason)
 Errors (nothing changed): FENCED, WRONGTYPE.
 ]]
 
@@ -41,12 +51,80 @@ if keyType ~= 'stream' and keyType ~= 'none' then
   return redis.error_reply('WRONGTYPE ' .. deadLetters .. ' holds a ' .. keyType .. ', not a stream')
 end
 
-local page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
-local examined, nextCursor = 0, cursor
+------------------------------------------------------------------------------------------------
+-- Readers: the consumer groups of the dead-letter stream itself (as in redriveDeadLetters.lua).
+-- A dead letter a group has not been delivered yet, or still holds pending, is never deleted:
+-- its readers would find it gone (a ghost in their PEL, or an entry never seen). Ids are compared
+-- as decimal strings (doubles lose precision above 2^53).
+
+local function splitId(id)
+  local dash = string.find(id, '-', 1, true)
+  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
+end
+local function numberLess(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+local function idLess(a, b)
+  local aMs, aSeq = splitId(a)
+  local bMs, bSeq = splitId(b)
+  if aMs ~= bMs then return numberLess(aMs, bMs) end
+  return numberLess(aSeq, bSeq)
+end
+local readers = {}
+if keyType == 'stream' then
+  for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
+    local info = {}
+    for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
+    local reader = { name = info['name'], lastDelivered = info['last-delivered-id'], held = 0 }
+    if info['pending'] > 0 then
+      local summary = redis.call('XPENDING', deadLetters, reader.name)
+      reader.firstPending, reader.lastPending = summary[2], summary[3]
+    end
+    readers[#readers + 1] = reader
+  end
+end
+-- True when some reader still needs the dead letter `id`; counted for each reader that does.
+local function heldBack(id)
+  local held = false
+  for _, reader in ipairs(readers) do
+    local needs = idLess(reader.lastDelivered, id)
+    if not needs and reader.firstPending and not idLess(id, reader.firstPending)
+      and not idLess(reader.lastPending, id) then
+      needs = #redis.call('XPENDING', deadLetters, reader.name, id, id, 1) > 0
+    end
+    if needs then
+      reader.held = reader.held + 1
+      held = true
+    end
+  end
+  return held
+end
+
+------------------------------------------------------------------------------------------------
+-- The page: a range of the dead-letter stream, or the given ids (each once).
+
+local page, unknown, byIds = nil, {}, #ARGV >= 10
+if byIds then
+  page = {}
+  local seen = {}
+  for i = 10, #ARGV do
+    local id = ARGV[i]
+    if not seen[id] then
+      seen[id] = true
+      -- A missing id stays in the page without fields, so unknown ids are listed in order.
+      page[#page + 1] = redis.call('XRANGE', deadLetters, id, id)[1] or { id, false }
+    end
+  end
+else
+  page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
+end
+
+local examined, held, nextCursor = 0, 0, cursor
 local toDelete = {}
 for _, entry in ipairs(page) do
   if #toDelete >= deleteLimit then break end
-  local id, fields = entry[1], entry[2]
+  local id, fields = entry[1], entry[2] or {}
   examined = examined + 1
   nextCursor = id
   local originalStream, originalGroup, deadLetterReason
@@ -56,8 +134,12 @@ for _, entry in ipairs(page) do
     elseif name == 'x-original-group' then originalGroup = fields[i + 1]
     elseif name == 'x-dead-letter-reason' then deadLetterReason = fields[i + 1] end
   end
-  if originalStream == source and originalGroup == group
-    and (reason == '' or deadLetterReason == reason) then
+  if originalStream ~= source or originalGroup ~= group
+    or (reason ~= '' and deadLetterReason ~= reason) then
+    if byIds then unknown[#unknown + 1] = id end
+  elseif heldBack(id) then
+    held = held + 1
+  else
     toDelete[#toDelete + 1] = id
   end
 end
@@ -68,5 +150,12 @@ if not dryRun then
   end
 end
 local done = 0
-if #page < scanLimit and examined == #page then done = 1 end
-return { nextCursor, examined, #toDelete, done }
+if byIds or (#page < scanLimit and examined == #page) then done = 1 end
+local heldBackBy = {}
+for _, reader in ipairs(readers) do
+  if reader.held > 0 then
+    heldBackBy[#heldBackBy + 1] = reader.name
+    heldBackBy[#heldBackBy + 1] = reader.held
+  end
+end
+return { nextCursor, examined, #toDelete, done, heldBackBy, held, unknown }

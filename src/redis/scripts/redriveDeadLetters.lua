@@ -3,10 +3,15 @@
 redriveDeadLetters: moves one page of a group's dead letters back to its requeue target.
 
 Scans the dead-letter stream after the cursor, up to an end id fixed when the redrive started (so
-entries dead-lettered again meanwhile are left for a later run), and for each dead letter of this
-stream/group (and reason, when given) adds a copy to the target and deletes the dead letter, all
-in one script: a redrive killed between two calls is re-run from the start and finds only what was
-not moved yet; nothing is ever both copied and still a dead letter, or deleted without its copy.
+entries dead-lettered again meanwhile are left for a later run), or looks up the ids it is given,
+and for each dead letter of this stream/group (and reason, when given) adds a copy to the target
+and deletes the dead letter, all in one script: a redrive killed between two calls is re-run from
+the start and finds only what was not moved yet; nothing is ever both copied and still a dead
+letter, or deleted without its copy.
+
+Dead letters are never removed behind a reader's back: a dead letter that a consumer group of the
+dead-letter stream itself holds pending, or has not been delivered yet, is left in place (neither
+copied nor deleted) and counted for each such group (see "Readers" below).
 
 The copy carries the original fields, byte for byte and in their order: every field of the dead
 letter except the metadata fields, recognised by name wherever they stand (before or after the
@@ -32,10 +37,22 @@ ARGV[6]  move limit: at most this many are moved
 ARGV[7]  reason: max-deliveries | action | empty for any
 ARGV[8]  1: dry run (count what would move, write nothing); 0: move
 ARGV[9]  fence value (ignored without KEYS[3])
+ARGV[10...]  optional: the dead-letter ids to move (--id); the cursor, end id and scan limit are
+         then ignored, and the page is these ids
 
-Returns { nextCursor, examined, moved, done, oversizedIds }: done is 1 when the range up to the
-end id has been scanned completely.
-Errors (nothing changed): FENCED, WRONGTYPE.
+Returns { nextCursor, examined, moved, done, oversizedIds, heldBackBy, held, unknownIds }:
+  done        1 when the range up to the end id has been scanned completely (always with ids)
+  heldBackBy  flat { group, entries, ... }: the groups of the dead-letter stream that held
+              selected dead letters back, with how many each
+  held        selected dead letters held back (each counted once)
+  unknownIds  the given ids that are not dead letters of this stream/group (and reason)
+Errors (nothing changed): FENCED, WRONGTYPE, IDSEXHAUSTED (the target cannot take this page's
+copies: XADD would fail half-way).
+
+Redis never rolls back a script: everything that could make a write fail is checked before the
+first one (the key types, the target's ids, the size of each copy). Should an unforeseen error
+still stop the copies, the dead letters already copied are deleted before the error is returned:
+each dead letter is copied and deleted, or left untouched, never copied and left.
 ]]
 
 local deadLetters, target = KEYS[1], KEYS[2]
@@ -48,11 +65,106 @@ local dryRun = ARGV[8] == '1'
 if #KEYS >= 3 and redis.call('GET', KEYS[3]) ~= ARGV[9] then
   return redis.error_reply('FENCED the lease is not held by this process')
 end
+local exists = {}
 for _, key in ipairs({ deadLetters, target }) do
   local keyType = redis.call('TYPE', key)['ok']
   if keyType ~= 'stream' and keyType ~= 'none' then
     return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a stream')
   end
+  exists[key] = keyType == 'stream'
+end
+
+-- A stream whose last id has the largest millisecond part can take only as many more entries as
+-- its sequence part allows (XADD * fails after that): as in sweepPage.lua, exact on the digits.
+local MAX_PART = '18446744073709551615'
+local function splitId(id)
+  local dash = string.find(id, '-', 1, true)
+  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
+end
+local function canTake(key, count)
+  if not exists[key] then return true, nil end
+  local info = redis.call('XINFO', 'STREAM', key)
+  local last = nil
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then last = info[i + 1] end
+  end
+  local ms, seq = splitId(last)
+  if ms ~= MAX_PART then return true, last end
+  -- seq <= MAX_PART; below 18446744073709000000 at least 551,616 ids are left.
+  if #seq < 20 or string.sub(seq, 1, 14) ~= '18446744073709' then return true, last end
+  return 551615 - tonumber(string.sub(seq, 15)) >= count, last
+end
+if not dryRun then
+  local ok, last = canTake(target, moveLimit)
+  if not ok then
+    return redis.error_reply('IDSEXHAUSTED stream ' .. target .. ' has used up its ids (last id ' ..
+      last .. '): XADD would fail; nothing was redriven')
+  end
+end
+
+------------------------------------------------------------------------------------------------
+-- Readers: the consumer groups of the dead-letter stream itself. As safeTrim.lua does for a
+-- stream's groups, a dead letter a group has not been delivered yet (after its last-delivered-id)
+-- or still holds pending is never removed; per entry rather than as a floor, since XDEL removes
+-- entries anywhere in the stream. Ids are compared as decimal strings (doubles lose precision).
+
+local function numberLess(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+local function idLess(a, b)
+  local aMs, aSeq = splitId(a)
+  local bMs, bSeq = splitId(b)
+  if aMs ~= bMs then return numberLess(aMs, bMs) end
+  return numberLess(aSeq, bSeq)
+end
+local readers = {}
+if exists[deadLetters] then
+  for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
+    local info = {}
+    for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
+    local reader = { name = info['name'], lastDelivered = info['last-delivered-id'], held = 0 }
+    if info['pending'] > 0 then
+      local summary = redis.call('XPENDING', deadLetters, reader.name)
+      reader.firstPending, reader.lastPending = summary[2], summary[3]
+    end
+    readers[#readers + 1] = reader
+  end
+end
+-- True when some reader still needs the dead letter `id`; counted for each reader that does.
+local function heldBack(id)
+  local held = false
+  for _, reader in ipairs(readers) do
+    local needs = idLess(reader.lastDelivered, id)
+    if not needs and reader.firstPending and not idLess(id, reader.firstPending)
+      and not idLess(reader.lastPending, id) then
+      needs = #redis.call('XPENDING', deadLetters, reader.name, id, id, 1) > 0
+    end
+    if needs then
+      reader.held = reader.held + 1
+      held = true
+    end
+  end
+  return held
+end
+
+------------------------------------------------------------------------------------------------
+-- The page: a range of the dead-letter stream, or the given ids (each once).
+
+local page, unknown, byIds = nil, {}, #ARGV >= 10
+if byIds then
+  page = {}
+  local seen = {}
+  for i = 10, #ARGV do
+    local id = ARGV[i]
+    if not seen[id] then
+      seen[id] = true
+      -- A missing id stays in the page without fields, so unknown ids are listed in order.
+      page[#page + 1] = redis.call('XRANGE', deadLetters, id, id)[1] or { id, false }
+    end
+  end
+else
+  page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
 end
 
 local METADATA = {
@@ -63,15 +175,15 @@ local METADATA = {
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
-local page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
 local now = redis.call('TIME')
 local nowMs = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
 
-local examined, moved, nextCursor = 0, 0, cursor
+local examined, moved, held, nextCursor = 0, 0, 0, cursor
 local toDelete, oversized = {}, {}
+local failure = nil
 for _, entry in ipairs(page) do
   if moved >= moveLimit then break end
-  local id, fields = entry[1], entry[2]
+  local id, fields = entry[1], entry[2] or {}
   examined = examined + 1
   nextCursor = id
   local meta = {}
@@ -80,9 +192,13 @@ for _, entry in ipairs(page) do
   end
   local selected = meta['x-original-stream'] == source and meta['x-original-group'] == group
     and (reason == '' or meta['x-dead-letter-reason'] == reason)
-  if selected and #fields + 8 > maxFieldValues then
+  if not selected then
+    if byIds then unknown[#unknown + 1] = id end
+  elseif heldBack(id) then
+    held = held + 1
+  elseif #fields + 8 > maxFieldValues then
     oversized[#oversized + 1] = id
-  elseif selected then
+  else
     moved = moved + 1
     if not dryRun then
       local args = { 'XADD', target, '*' }
@@ -108,7 +224,11 @@ for _, entry in ipairs(page) do
       args[n + 6] = tostring(redrives + 1)
       args[n + 7] = 'x-redriven-at'
       args[n + 8] = nowMs
-      redis.call(unpack(args, 1, n + 8))
+      local copied = redis.pcall(unpack(args, 1, n + 8))
+      if type(copied) == 'table' and copied.err then
+        failure = copied.err
+        break
+      end
       toDelete[#toDelete + 1] = id
     end
   end
@@ -117,6 +237,17 @@ end
 for first = 1, #toDelete, 1000 do
   redis.call('XDEL', deadLetters, unpack(toDelete, first, math.min(first + 999, #toDelete)))
 end
+if failure then
+  return redis.error_reply(failure .. ' (redrive stopped: ' .. #toDelete ..
+    ' dead letter(s) of this page were moved, the others are untouched)')
+end
 local done = 0
-if #page < scanLimit and examined == #page then done = 1 end
-return { nextCursor, examined, moved, done, oversized }
+if byIds or (#page < scanLimit and examined == #page) then done = 1 end
+local heldBackBy = {}
+for _, reader in ipairs(readers) do
+  if reader.held > 0 then
+    heldBackBy[#heldBackBy + 1] = reader.name
+    heldBackBy[#heldBackBy + 1] = reader.held
+  end
+end
+return { nextCursor, examined, moved, done, oversized, heldBackBy, held, unknown }

@@ -36,7 +36,7 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript
   budgetUs           no new window is started once this much time was spent
   maxDeliveries      dead-letter once the deliveries reach it
   action             requeue | reassign | dead-letter
-  deadLetterMaxLen   MAXLEN ~ cap of the dead-letter stream
+  deadLetterMaxLen   MAXLEN ~ cap of the dead-letter stream; 0: never trimmed
   fence              the value KEYS[5] must hold, or 'token:<n>' on Cluster
   rotation           round-robin offset among the live reassign candidates
 
@@ -45,6 +45,8 @@ Returns a flat name/value list, parsed by parseSweepPageReply():
   deadLetteredAction, leftPending, handedOff (rotation advance), windows, durationUs,
   claimUs (of durationUs, the time spent claiming and handling entries, not reading the PEL),
   ghosts (ids), oversized (ids), invalidCountIds (first 20 ids), invalidCounts (total),
+  deadLettersDropped (dead letters the cap removed during this call: XLEN before the call's
+  dead-letter writes, plus the writes, minus XLEN after; exact, as nothing else runs meanwhile),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
 Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
   FENCED, NOSTREAM, WRONGTYPE, NOGROUP, IDSEXHAUSTED, CONSUMERBUSY
@@ -219,8 +221,17 @@ local maxFieldValues = 7900
 -- The XADD argument lists, reused from entry to entry: a prefix, the fields, the metadata.
 local requeueArgs, requeuePrefix = { 'XADD', target, '*' }, 3
 local deadLetterMaxLen = arg.deadLetterMaxLen
-local deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*' }
-local deadLetterPrefix = 6
+-- Capped (deadLetterMaxLen > 0): MAXLEN ~ on every dead-letter write, and the length before the
+-- first one, so that what the cap drops is counted (see deadLettersDropped). Uncapped: a plain
+-- XADD, nothing more per entry.
+local capped = tonumber(deadLetterMaxLen) > 0
+local deadLettersBefore = capped and redis.call('XLEN', deadLetters) or 0
+local deadLetterArgs = { 'XADD', deadLetters, '*' }
+local deadLetterPrefix = 3
+if capped then
+  deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*' }
+  deadLetterPrefix = 6
+end
 local requeueMetadata = { 'x-original-id', '', 'x-delivery-count', '' }
 local deadLetterMetadata = {
   'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
@@ -354,7 +365,11 @@ local function handle(id, fields, entry)
       fields[n + 12] = nowMsString
       fields[n + 13] = 'x-last-consumer'
       fields[n + 14] = entry[2]
-      call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
+      if capped then
+        call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
+      else
+        call('XADD', deadLetters, '*', unpack(fields, 1, n + 14))
+      end
     else
       deadLetterMetadata[2] = originalId
       deadLetterMetadata[8] = countText(deliveries)
@@ -623,6 +638,11 @@ if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) =
 end
 
 result.claimed, result.requeued = claimedCount, requeuedCount
+result.deadLettersDropped = 0
+if capped then
+  result.deadLettersDropped = deadLettersBefore + result.deadLetteredMaxDeliveries +
+    result.deadLetteredAction - redis.call('XLEN', deadLetters)
+end
 local reply = {
   'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,
   'ghosts', ghosts, 'oversized', oversized, 'invalidCountIds', invalidCountIds,
