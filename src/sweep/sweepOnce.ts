@@ -5,7 +5,7 @@ import { checkRequeueTarget } from "./checkRequeueTarget.js";
 import { emptyResult, MAX_REPORTED_IDS, type GroupSweepResult } from "./GroupSweepResult.js";
 import { PageSizer } from "./PageSizer.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
-import type { Fence } from "../lease/types.js";
+import { LeaseLostError, type Fence, type LostReason } from "../lease/types.js";
 import { classifySweepError } from "./sweepErrors.js";
 import { slotRefusal } from "./slotRule.js";
 import { runSweepPage, type PageResult } from "./sweepPageScript.js";
@@ -51,7 +51,7 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   pushBounded(result.invalidDeliveryCountIds, page.invalidCountIds);
 }
 
-function report(result: GroupSweepResult, logger: Logger): void {
+function report(result: GroupSweepResult, logger: Logger, signal: AbortSignal): void {
   if (result.ghosts > 0) {
     logger.warn(
       {
@@ -93,9 +93,11 @@ function report(result: GroupSweepResult, logger: Logger): void {
       "group sweep failed",
     );
   } else {
-    const level = claimed > 0 ? "info" : "debug";
+    const lost = interrupted ? leaseLoss(signal) : undefined;
+    const level = lost !== undefined ? "warn" : claimed > 0 ? "info" : "debug";
     logger[level](
       {
+        ...(lost === undefined ? {} : { leaseLost: lost }),
         claimed,
         requeued,
         reassigned,
@@ -108,9 +110,20 @@ function report(result: GroupSweepResult, logger: Logger): void {
         interrupted,
         durationMs,
       },
-      interrupted ? "group sweep interrupted by a stop" : "group swept",
+      !interrupted
+        ? "group swept"
+        : lost === undefined
+          ? "group sweep interrupted by a stop"
+          : "group sweep interrupted: lease lost",
     );
   }
+}
+
+/** Why the term's signal ended the sweep, when it was not a stop (stop() or SIGTERM). */
+function leaseLoss(signal: AbortSignal): Exclude<LostReason, "stopped"> | undefined {
+  const reason: unknown = signal.reason;
+  if (!(reason instanceof LeaseLostError) || reason.reason === "stopped") return undefined;
+  return reason.reason;
 }
 
 /**
@@ -187,7 +200,7 @@ export async function sweepOnce(
     context.cursors.delete(group.id);
   } finally {
     result.durationMs = context.now() - startedAt;
-    report(result, logger);
+    report(result, logger, signal);
   }
   return result;
 }
