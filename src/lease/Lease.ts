@@ -11,6 +11,9 @@ import type { Fence, LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from ".
 
 export type { LeaseOptions, LeaseHolder };
 
+/** A lease key nothing will expire stops every sweep: said at error, this often. */
+const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
+
 /**
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
  * retryPeriodMs (+0-20 % jitter), the leader renews every retryPeriodMs and stops acting when no
@@ -34,6 +37,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
   /** The holder a standby last reported, so that it says so once per change of leader. */
   private lastHolderSeen = "";
   private readonly outage: OutageLog;
+  /** When a lease key without TTL was last logged (monotonic ms); undefined while there is none. */
+  private keyWithoutTtlLoggedAt: number | undefined;
 
   constructor(options: LeaseOptions) {
     super();
@@ -191,8 +196,12 @@ export class Lease extends EventEmitter<LeaseEvents> {
     return term;
   }
 
-  /** A standby says at info who leads, once per change of leader. */
+  /**
+   * A standby says at info who leads, once per change of leader; and at error, once per minute,
+   * when the key has no TTL: redlock always sets one, so nothing will ever free that key.
+   */
   private async reportHolder(): Promise<void> {
+    await this.reportKeyWithoutTtl();
     const holder = await this.lock.holder().catch(() => "unknown" as const);
     const seen = JSON.stringify(holder ?? null);
     if (seen === this.lastHolderSeen) return;
@@ -229,6 +238,26 @@ export class Lease extends EventEmitter<LeaseEvents> {
       "lease acquired but not yet on enough replicas; not acting on it",
     );
     return false;
+  }
+
+  private async reportKeyWithoutTtl(): Promise<void> {
+    // Unknown (Redis slow, or an ACL without PTTL): the holder report below says what it can.
+    const state = await this.lock.keyState().catch(() => undefined);
+    if (state === undefined || state.value === null || state.pttlMs !== -1) {
+      this.keyWithoutTtlLoggedAt = undefined;
+      return;
+    }
+    const now = this.now();
+    const last = this.keyWithoutTtlLoggedAt;
+    if (last !== undefined && now - last < KEY_WITHOUT_TTL_LOG_INTERVAL_MS) return;
+    this.keyWithoutTtlLoggedAt = now;
+    const shown = state.value.length > 200 ? `${state.value.slice(0, 200)}...` : state.value;
+    this.log.error(
+      { value: state.value, pttlMs: state.pttlMs },
+      `the lease key holds ${JSON.stringify(shown)} with no TTL: no janitor can acquire it and ` +
+        "nothing is swept until it is removed (check with GET and PTTL, then DEL it once sure " +
+        "that no other janitor runs; see the runbook)",
+    );
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {

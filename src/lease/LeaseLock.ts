@@ -79,6 +79,18 @@ export class LeaseLock {
   }
 
   /**
+   * The lease key's value and remaining TTL in ms (-1: none, -2: no key), for standbys to notice
+   * a key that nothing will ever expire.
+   */
+  async keyState(): Promise<{ value: string | null; pttlMs: number }> {
+    const [value, pttlMs] = await Promise.all([
+      this.redis.get(this.key),
+      this.redis.pttl(this.key),
+    ]);
+    return { value, pttlMs };
+  }
+
+  /**
    * Extends the TTL if the key still holds the lock's value: the extended lock, or undefined
    * when it definitely does not (the lease is gone). Rejects when the outcome is unknown.
    */
