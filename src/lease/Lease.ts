@@ -189,11 +189,47 @@ export class Lease extends EventEmitter<LeaseEvents> {
       timers: this.timers,
       now: this.now,
       onDeadline: (ended) => this.endTerm(ended, "renew-deadline"),
+      moveTokenPast: (active, view, fenceSeen, context) =>
+        this.moveTokenPast(active, view, fenceSeen, context),
     });
     this.active = term;
     this.log.info({ fencingToken: result.fencingToken }, "lease acquired");
     this.emitSafely("acquired", term.view);
     return term;
+  }
+
+  /**
+   * See LeaderTerm.moveTokenPast. The lease value is checked by Redis in the same script that
+   * moves the counter, so only the process that holds the lease can move it; this process's own
+   * view must also still be the current, live one (its deadline has not passed).
+   */
+  private async moveTokenPast(
+    term: ActiveTerm,
+    view: LeaderTerm,
+    fenceSeen: number,
+    context: Record<string, unknown> = {},
+  ): Promise<LeaderTerm | undefined> {
+    const live = (): boolean => this.active === term && term.view === view && !term.ended;
+    if (!live()) return undefined;
+    if (fenceSeen <= view.fencingToken) return undefined;
+    const token = await this.lock.moveTokenPast(term.value, fenceSeen);
+    if (token === undefined) {
+      // Redis says the key does not hold our value: the lease is gone, say so now.
+      if (live()) this.endTerm(term, "lease-taken");
+      return undefined;
+    }
+    // The deadline passed (or another move won) while the script ran: the counter moved, but
+    // only a live term may act on it.
+    if (!live()) return undefined;
+    const next = term.supersede(token);
+    this.log.warn(
+      { ...context, fencingToken: token, previousToken: view.fencingToken, fenceSeen },
+      "fencing token moved past a fence left by an earlier term (the token counter went back: " +
+        "a failover before it replicated, or a DEL); acting under the new token",
+    );
+    this.emitSafely("lost", "superseded", view);
+    this.emitSafely("acquired", next);
+    return next;
   }
 
   /**

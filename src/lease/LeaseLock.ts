@@ -79,6 +79,20 @@ export class LeaseLock {
   }
 
   /**
+   * Moves the fencing-token counter past `fenceSeen` if the key still holds `value` (one atomic
+   * script, see moveFencingToken.lua): the new token, or undefined when the key does not hold
+   * `value` (the lease is not ours; nothing was written). Rejects when the outcome is unknown.
+   */
+  async moveTokenPast(value: string, fenceSeen: number): Promise<number | undefined> {
+    const keys = [this.key, this.tokenKey, this.holderKey];
+    const token = await this.redis.sjMoveFencingToken(keys.length, ...keys, value, fenceSeen);
+    if (typeof token !== "number") {
+      throw new Error(`unexpected reply to the token script: ${JSON.stringify(token)}`);
+    }
+    return token === 0 ? undefined : token;
+  }
+
+  /**
    * The lease key's value and remaining TTL in ms (-1: none, -2: no key), for standbys to notice
    * a key that nothing will ever expire.
    */

@@ -7,6 +7,7 @@ import { PageSizer } from "./PageSizer.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
 import { LeaseLostError, type Fence, type LostReason } from "../lease/types.js";
 import { classifySweepError } from "./sweepErrors.js";
+import { fenceAboveToken } from "./slotFence.js";
 import { slotRefusal } from "./slotRule.js";
 import { runSweepPage, type PageResult } from "./sweepPageScript.js";
 
@@ -87,14 +88,21 @@ function report(result: GroupSweepResult, logger: Logger, signal: AbortSignal): 
   const { claimed, requeued, reassigned, deadLettered, examined, pages, complete, durationMs } =
     result;
   const { interrupted, windows, longestCallMs } = result;
-  if (result.error !== undefined) {
+  if (result.fenceSeen !== undefined) {
+    // Not yet a failure: the caller moves the token past the fence if the lease is still ours.
+    logger.warn(
+      { errorKind: result.errorKind, fenceSeen: result.fenceSeen, claimed, examined },
+      "group sweep refused: the stream's fence is above our fencing token",
+    );
+  } else if (result.error !== undefined) {
     logger.error(
       { errorKind: result.errorKind, error: result.error, claimed, examined },
       "group sweep failed",
     );
   } else {
     const lost = interrupted ? leaseLoss(signal) : undefined;
-    const level = lost !== undefined ? "warn" : claimed > 0 ? "info" : "debug";
+    const level =
+      lost !== undefined && lost !== "superseded" ? "warn" : claimed > 0 ? "info" : "debug";
     logger[level](
       {
         ...(lost === undefined ? {} : { leaseLost: lost }),
@@ -114,7 +122,9 @@ function report(result: GroupSweepResult, logger: Logger, signal: AbortSignal): 
         ? "group swept"
         : lost === undefined
           ? "group sweep interrupted by a stop"
-          : "group sweep interrupted: lease lost",
+          : lost === "superseded"
+            ? "group sweep interrupted: a new term (higher fencing token) took over"
+            : "group sweep interrupted: lease lost",
     );
   }
 }
@@ -196,6 +206,11 @@ export async function sweepOnce(
     // Redis' own errors (WRONGTYPE from XINFO, say) do not say which key they are about.
     result.error = message.includes(group.stream) ? message : `${group.id}: ${message}`;
     result.errorKind = kind;
+    const fence = kind === "fenced" ? context.fence() : undefined;
+    if (fence !== undefined) {
+      const seen = await fenceAboveToken(context.redis, fence, group.stream);
+      if (seen !== undefined) result.fenceSeen = seen;
+    }
     // A group that vanished or changed type starts from the beginning when it comes back.
     context.cursors.delete(group.id);
   } finally {
