@@ -52,8 +52,9 @@ export interface LeaderTerm {
    * Redis Cluster: a stream's fence holds `fenceSeen`, above this term's token (the counter
    * went back: a failover before it replicated, or a DEL). Moves the counter past it if Redis
    * confirms, atomically, that the lease still holds this term's value, and starts a new term
-   * with that token (this one ends, reason `superseded`). Undefined when this term is over or the
-   * lease is not ours (then this term ends, `lease-taken`). Rejects when Redis did not answer.
+   * with that token (this one ends, reason `superseded`). Undefined when this term is over, when
+   * `fenceSeen` is not above its token, or when the lease is not ours (then this term ends,
+   * `lease-taken`). Rejects when Redis did not answer.
    * Set on the Lease's own terms only.
    */
   readonly moveTokenPast?: (
