@@ -6,6 +6,7 @@ import { reapConsumers } from "../operator/reapConsumers.js";
 import { safeTrim } from "../operator/safeTrim.js";
 import { parseXinfoGroups } from "../redis/replies.js";
 import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import { fenceAboveToken } from "../sweep/slotFence.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../sweep/resolveGroup.js";
@@ -53,27 +54,42 @@ export class Maintenance {
     }
   }
 
+  /**
+   * Resolves to the fence that refused it when that fence is above our token (Redis Cluster; see
+   * LeaderTerm.moveTokenPast), so the caller may move the token and run again; else undefined.
+   */
   async run(
     groups: readonly ResolvedGroup[],
     results: readonly GroupSweepResult[],
     fence: Fence,
     signal: AbortSignal,
-  ): Promise<void> {
+  ): Promise<{ stream: string; fenceSeen: number } | undefined> {
+    let stream: string | undefined;
     try {
       for (const group of groups) {
-        if (signal.aborted) return;
+        if (signal.aborted) return undefined;
         const idleMs = group.reapConsumersIdleMs ?? 0;
         const swept = results.find((r) => r.stream === group.stream && r.group === group.group);
+        stream = group.stream;
         if (idleMs > 0 && swept?.error === undefined) await this.reap(group, idleMs, fence);
       }
       for (const retention of this.options.retention) {
-        if (signal.aborted) return;
+        if (signal.aborted) return undefined;
+        stream = retention.stream;
         await this.trim(retention, fence, signal);
       }
     } catch (error) {
       if (classifySweepError(error).kind !== "fenced") throw error;
-      this.log.warn("maintenance stopped: the lease is held by another process");
+      const fenceSeen =
+        stream === undefined ? undefined : await fenceAboveToken(this.options.redis, fence, stream);
+      // With a fence above our token the caller may yet find the lease ours (see the return).
+      this.log.warn(
+        { stream, fenceSeen },
+        "maintenance stopped: the lease is held by another process",
+      );
+      if (stream !== undefined && fenceSeen !== undefined) return { stream, fenceSeen };
     }
+    return undefined;
   }
 
   private async reap(group: ResolvedGroup, idleMs: number, fence: Fence): Promise<void> {

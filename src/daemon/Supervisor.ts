@@ -38,6 +38,12 @@ export interface SupervisorOptions extends SweepSettings {
   onGroupChanged?: (groupId: string) => void;
 }
 
+/**
+ * Token moves one pass may make (each past a higher fence than the last): enough for fences left
+ * by several forgotten terms, bounded so that a pass always ends.
+ */
+const MAX_TOKEN_MOVES_PER_PASS = 8;
+
 /** Consecutive failed passes stretch the interval up to this many times. */
 const MAX_BACKOFF_FACTOR = 8;
 
@@ -134,10 +140,60 @@ export class Supervisor {
 
   private async runPass(term: LeaderTerm): Promise<GroupSweepResult[]> {
     const { options } = this;
-    const signal = AbortSignal.any([term.signal, this.stopController.signal]);
+    const groups = this.groups.current();
+    let current = term;
+    let results = await this.sweepGroups(groups, current);
+    for (let moves = 0; moves < MAX_TOKEN_MOVES_PER_PASS; moves += 1) {
+      // Redis Cluster: a stream's fence above our token. Only the holder of the lease can move
+      // the token past it (checked in Redis); then the refused group and those the refusal
+      // skipped are swept again under the new term. A refused page changed nothing.
+      const refused = results.findIndex((result) => result.fenceSeen !== undefined);
+      const at = results[refused];
+      if (at?.fenceSeen === undefined) break;
+      const next = await this.moveTokenPast(current, at.fenceSeen, {
+        stream: at.stream,
+        group: at.group,
+      });
+      if (next === undefined) break;
+      current = next;
+      results = [
+        ...results.slice(0, refused),
+        ...(await this.sweepGroups(groups.slice(refused), current)),
+      ];
+    }
+    const wallClockMs = this.wallClock();
+    // A group removed while the pass ran keeps no series: its counters must not come back.
+    const stillThere = new Set(this.groups.current().map((group) => group.id));
+    for (const result of results) {
+      const groupId = `${result.stream}/${result.group}`;
+      if (!stillThere.has(groupId)) continue;
+      if (result.pages > 0 || result.error !== undefined || result.complete)
+        recordSweep(options.metrics, result, wallClockMs);
+      if (sweepChangedGroup(result)) options.onGroupChanged?.(groupId);
+    }
+    const { maintenance } = options;
+    if (maintenance === undefined) return results;
+    const maintain = (under: LeaderTerm) =>
+      maintenance.run(this.groups.current(), results, under.fence, this.passSignal(under));
+    let refused = await maintain(current);
+    for (let moves = 0; refused !== undefined && moves < MAX_TOKEN_MOVES_PER_PASS; moves += 1) {
+      // The same as above for a stream only maintenance writes to (a retention stream, say).
+      const next = await this.moveTokenPast(current, refused.fenceSeen, { stream: refused.stream });
+      if (next === undefined) break;
+      current = next;
+      refused = await maintain(current);
+    }
+    return results;
+  }
+
+  private sweepGroups(
+    groups: readonly ResolvedGroup[],
+    term: LeaderTerm,
+  ): Promise<GroupSweepResult[]> {
+    const { options } = this;
     const { batchSize, maxScriptMs, maxEntriesPerGroup, consumerName } = this.settings;
-    const results = await sweepAll(
-      this.groups.current(),
+    return sweepAll(
+      groups,
       {
         redis: options.redis,
         logger: options.logger,
@@ -150,20 +206,30 @@ export class Supervisor {
         fence: () => term.fence,
         now: this.now,
       },
-      signal,
+      this.passSignal(term),
     );
-    const wallClockMs = this.wallClock();
-    // A group removed while the pass ran keeps no series: its counters must not come back.
-    const stillThere = new Set(this.groups.current().map((group) => group.id));
-    for (const result of results) {
-      const groupId = `${result.stream}/${result.group}`;
-      if (!stillThere.has(groupId)) continue;
-      if (result.pages > 0 || result.error !== undefined || result.complete)
-        recordSweep(options.metrics, result, wallClockMs);
-      if (sweepChangedGroup(result)) options.onGroupChanged?.(groupId);
+  }
+
+  private passSignal(term: LeaderTerm): AbortSignal {
+    return AbortSignal.any([term.signal, this.stopController.signal]);
+  }
+
+  /** The next term, or undefined when the token could not (or must not) move. */
+  private async moveTokenPast(
+    term: LeaderTerm,
+    fenceSeen: number,
+    where: { stream: string; group?: string },
+  ): Promise<LeaderTerm | undefined> {
+    if (term.moveTokenPast === undefined) return undefined;
+    try {
+      return await term.moveTokenPast(fenceSeen, where);
+    } catch (error) {
+      this.log.warn(
+        { err: error, ...where, fenceSeen },
+        "could not move the fencing token past a stream's fence; the next pass tries again",
+      );
+      return undefined;
     }
-    await options.maintenance?.run(this.groups.current(), results, term.fence, signal);
-    return results;
   }
 
   private schedule(delayMs: number): void {

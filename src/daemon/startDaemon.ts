@@ -267,7 +267,11 @@ export async function startDaemon(
         metrics.fencingToken.set(term.fencingToken);
         started.sweepSoon();
       });
-      lease.on("lost", () => metrics.leader.set(0));
+      lease.on("lost", (reason) => {
+        // Superseded: still the leader, "acquired" follows at once with the new term's token.
+        if (reason === "superseded") metrics.fencingTokenMoves.inc();
+        else metrics.leader.set(0);
+      });
       // Pushed first, so it runs last: the sweep in flight ends before the lease is released.
       teardown.push("lease", () => lease.stop());
       supervisor = started;

@@ -14,6 +14,13 @@ export interface ActiveTermOptions {
   now: () => number;
   /** Called from the deadline timer; the owner ends the term (and emits "lost"). */
   onDeadline: (term: ActiveTerm) => void;
+  /** Backs each view's moveTokenPast (see LeaderTerm); the view says which term it was. */
+  moveTokenPast: (
+    term: ActiveTerm,
+    view: LeaderTerm,
+    fenceSeen: number,
+    context?: Record<string, unknown>,
+  ) => Promise<LeaderTerm | undefined>;
 }
 
 /**
@@ -21,30 +28,34 @@ export interface ActiveTermOptions {
  * deadline timer. The deadline counts from when the last successful renewal was *sent*, not
  * answered: Redis set the TTL no earlier than that, so with ttl > renewDeadline we stop acting
  * before the key can expire, whether or not a reply is still outstanding.
+ *
+ * One holding of the lease may see several terms: supersede() replaces the view (a new fencing
+ * token, a new signal) while the lock, the renewals and the deadline carry on unchanged.
  */
 export class ActiveTerm {
-  /** What users see: read-only, so only the Lease can end the term or move its deadline. */
-  readonly view: LeaderTerm;
   /** When the last renewal attempt (successful or not) was sent: the renew cadence counts from it. */
   lastAttemptSentAt: number;
   /** The latest Lock redlock handed back (extend returns a new one). */
   lock: Lock;
-  private readonly controller = new AbortController();
+  private controller = new AbortController();
+  /** What users see: read-only, so only the Lease can end the term or move its deadline. */
+  private currentView: LeaderTerm;
   private readonly options: ActiveTermOptions;
   private lastSuccessSentAt: number;
   private deadlineHandle: unknown;
 
   constructor(options: ActiveTermOptions) {
     this.options = options;
-    this.view = Object.freeze({
-      signal: this.controller.signal,
-      fence: Object.freeze({ ...options.fence }),
-      fencingToken: options.fencingToken,
-    });
+    this.currentView = this.newView(options.fence, options.fencingToken);
     this.lock = options.lock;
     this.lastSuccessSentAt = options.acquireSentAt;
     this.lastAttemptSentAt = options.acquireSentAt;
     this.armDeadline();
+  }
+
+  /** The current term as users see it. */
+  get view(): LeaderTerm {
+    return this.currentView;
   }
 
   get signal(): AbortSignal {
@@ -77,6 +88,34 @@ export class ActiveTerm {
     this.options.timers.clearTimeout(this.deadlineHandle);
     this.controller.abort(new LeaseLostError(reason));
     return true;
+  }
+
+  /**
+   * Ends the current view (reason `superseded`) and starts the next one with `fencingToken`,
+   * keeping the lock, the lease value and the deadline. The caller has checked, in Redis, that
+   * the lease still holds this term's value.
+   */
+  supersede(fencingToken: number): LeaderTerm {
+    const { fence } = this.currentView;
+    this.controller.abort(new LeaseLostError("superseded"));
+    this.controller = new AbortController();
+    const slotToken = fence.slotToken === undefined ? {} : { slotToken: fencingToken };
+    this.currentView = this.newView(
+      { key: fence.key, value: fence.value, ...slotToken },
+      fencingToken,
+    );
+    return this.currentView;
+  }
+
+  private newView(fence: Fence, fencingToken: number): LeaderTerm {
+    const view: LeaderTerm = Object.freeze({
+      signal: this.controller.signal,
+      fence: Object.freeze({ ...fence }),
+      fencingToken,
+      moveTokenPast: (fenceSeen: number, context?: Record<string, unknown>) =>
+        this.options.moveTokenPast(this, view, fenceSeen, context),
+    });
+    return view;
   }
 
   private armDeadline(): void {

@@ -11,6 +11,9 @@ import type { Fence, LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from ".
 
 export type { LeaseOptions, LeaseHolder };
 
+/** A lease key nothing will expire stops every sweep: said at error, this often. */
+const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
+
 /**
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
  * retryPeriodMs (+0-20 % jitter), the leader renews every retryPeriodMs and stops acting when no
@@ -34,6 +37,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
   /** The holder a standby last reported, so that it says so once per change of leader. */
   private lastHolderSeen = "";
   private readonly outage: OutageLog;
+  /** When a lease key without TTL was last logged (monotonic ms); undefined while there is none. */
+  private keyWithoutTtlLoggedAt: number | undefined;
 
   constructor(options: LeaseOptions) {
     super();
@@ -184,6 +189,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
       timers: this.timers,
       now: this.now,
       onDeadline: (ended) => this.endTerm(ended, "renew-deadline"),
+      moveTokenPast: (active, view, fenceSeen, context) =>
+        this.moveTokenPast(active, view, fenceSeen, context),
     });
     this.active = term;
     this.log.info({ fencingToken: result.fencingToken }, "lease acquired");
@@ -191,8 +198,46 @@ export class Lease extends EventEmitter<LeaseEvents> {
     return term;
   }
 
-  /** A standby says at info who leads, once per change of leader. */
+  /**
+   * See LeaderTerm.moveTokenPast. The lease value is checked by Redis in the same script that
+   * moves the counter, so only the process that holds the lease can move it; this process's own
+   * view must also still be the current, live one (its deadline has not passed).
+   */
+  private async moveTokenPast(
+    term: ActiveTerm,
+    view: LeaderTerm,
+    fenceSeen: number,
+    context: Record<string, unknown> = {},
+  ): Promise<LeaderTerm | undefined> {
+    const live = (): boolean => this.active === term && term.view === view && !term.ended;
+    if (!live()) return undefined;
+    if (fenceSeen <= view.fencingToken) return undefined;
+    const token = await this.lock.moveTokenPast(term.value, fenceSeen);
+    if (token === undefined) {
+      // Redis says the key does not hold our value: the lease is gone, say so now.
+      if (live()) this.endTerm(term, "lease-taken");
+      return undefined;
+    }
+    // The deadline passed (or another move won) while the script ran: the counter moved, but
+    // only a live term may act on it.
+    if (!live()) return undefined;
+    const next = term.supersede(token);
+    this.log.warn(
+      { ...context, fencingToken: token, previousToken: view.fencingToken, fenceSeen },
+      "fencing token moved past a fence left by an earlier term (the token counter went back: " +
+        "a failover before it replicated, or a DEL); acting under the new token",
+    );
+    this.emitSafely("lost", "superseded", view);
+    this.emitSafely("acquired", next);
+    return next;
+  }
+
+  /**
+   * A standby says at info who leads, once per change of leader; and at error, once per minute,
+   * when the key has no TTL: redlock always sets one, so nothing will ever free that key.
+   */
   private async reportHolder(): Promise<void> {
+    await this.reportKeyWithoutTtl();
     const holder = await this.lock.holder().catch(() => "unknown" as const);
     const seen = JSON.stringify(holder ?? null);
     if (seen === this.lastHolderSeen) return;
@@ -229,6 +274,26 @@ export class Lease extends EventEmitter<LeaseEvents> {
       "lease acquired but not yet on enough replicas; not acting on it",
     );
     return false;
+  }
+
+  private async reportKeyWithoutTtl(): Promise<void> {
+    // Unknown (Redis slow, or an ACL without PTTL): the holder report below says what it can.
+    const state = await this.lock.keyState().catch(() => undefined);
+    if (state === undefined || state.value === null || state.pttlMs !== -1) {
+      this.keyWithoutTtlLoggedAt = undefined;
+      return;
+    }
+    const now = this.now();
+    const last = this.keyWithoutTtlLoggedAt;
+    if (last !== undefined && now - last < KEY_WITHOUT_TTL_LOG_INTERVAL_MS) return;
+    this.keyWithoutTtlLoggedAt = now;
+    const shown = state.value.length > 200 ? `${state.value.slice(0, 200)}...` : state.value;
+    this.log.error(
+      { value: state.value, pttlMs: state.pttlMs },
+      `the lease key holds ${JSON.stringify(shown)} with no TTL: no janitor can acquire it and ` +
+        "nothing is swept until it is removed (check with GET and PTTL, then DEL it once sure " +
+        "that no other janitor runs; see the runbook)",
+    );
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {

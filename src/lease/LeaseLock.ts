@@ -79,6 +79,32 @@ export class LeaseLock {
   }
 
   /**
+   * Moves the fencing-token counter past `fenceSeen` if the key still holds `value` (one atomic
+   * script, see moveFencingToken.lua): the new token, or undefined when the key does not hold
+   * `value` (the lease is not ours; nothing was written). Rejects when the outcome is unknown.
+   */
+  async moveTokenPast(value: string, fenceSeen: number): Promise<number | undefined> {
+    const keys = [this.key, this.tokenKey, this.holderKey];
+    const token = await this.redis.sjMoveFencingToken(keys.length, ...keys, value, fenceSeen);
+    if (typeof token !== "number") {
+      throw new Error(`unexpected reply to the token script: ${JSON.stringify(token)}`);
+    }
+    return token === 0 ? undefined : token;
+  }
+
+  /**
+   * The lease key's value and remaining TTL in ms (-1: none, -2: no key), for standbys to notice
+   * a key that nothing will ever expire.
+   */
+  async keyState(): Promise<{ value: string | null; pttlMs: number }> {
+    const [value, pttlMs] = await Promise.all([
+      this.redis.get(this.key),
+      this.redis.pttl(this.key),
+    ]);
+    return { value, pttlMs };
+  }
+
+  /**
    * Extends the TTL if the key still holds the lock's value: the extended lock, or undefined
    * when it definitely does not (the lease is gone). Rejects when the outcome is unknown.
    */

@@ -48,14 +48,29 @@ export interface LeaderTerm {
   readonly fence: Fence;
   /** Increases with every acquisition of the lease, whoever acquires it. */
   readonly fencingToken: number;
+  /**
+   * Redis Cluster: a stream's fence holds `fenceSeen`, above this term's token (the counter
+   * went back: a failover before it replicated, or a DEL). Moves the counter past it if Redis
+   * confirms, atomically, that the lease still holds this term's value, and starts a new term
+   * with that token (this one ends, reason `superseded`). Undefined when this term is over, when
+   * `fenceSeen` is not above its token, or when the lease is not ours (then this term ends,
+   * `lease-taken`). Rejects when Redis did not answer.
+   * Set on the Lease's own terms only.
+   */
+  readonly moveTokenPast?: (
+    fenceSeen: number,
+    context?: Record<string, unknown>,
+  ) => Promise<LeaderTerm | undefined>;
 }
 
 /**
  * - `renew-deadline`: no renewal succeeded for renewDeadlineMs (Redis slow or unreachable);
  * - `lease-taken`: a renewal found the key gone or holding another value;
- * - `stopped`: stop() was called.
+ * - `stopped`: stop() was called;
+ * - `superseded`: the lease is still held, but a new term with a higher fencing token replaced
+ *   this one (moveTokenPast); "acquired" follows at once with the new term.
  */
-export type LostReason = "renew-deadline" | "lease-taken" | "stopped";
+export type LostReason = "renew-deadline" | "lease-taken" | "stopped" | "superseded";
 
 export class LeaseLostError extends Error {
   readonly reason: LostReason;

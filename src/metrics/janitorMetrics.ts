@@ -1,4 +1,4 @@
-import { Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { GroupCounter } from "./GroupCounter.js";
 import { GroupGauge } from "./GroupGauge.js";
 import { LabelTexts } from "./LabelTexts.js";
@@ -36,6 +36,7 @@ export interface JanitorMetrics {
   readonly lastSweepSuccessTimestampSeconds: Gauge<GroupLabels>;
   readonly leader: Gauge;
   readonly fencingToken: Gauge;
+  readonly fencingTokenMoves: Counter;
   readonly redisUp: Gauge;
   readonly buildInfo: Gauge<"version">;
 }
@@ -171,6 +172,11 @@ export function createJanitorMetrics(registry: Registry, version: string): Janit
       "Fencing token of this process's current or last lease term.",
       [],
     ),
+    fencingTokenMoves: new Counter({
+      name: "stream_janitor_fencing_token_moves_total",
+      help: "Redis Cluster: times the leader met a stream's fence above its fencing token (the token counter went back: a failover before it replicated, or a DEL) and moved the token past it, starting a new term.",
+      registers,
+    }),
     redisUp: gauge("redis_up", "1 when the last Redis round trip succeeded.", []),
     buildInfo: gauge("build_info", "Always 1; the version label says which build runs.", [
       "version",

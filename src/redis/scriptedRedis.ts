@@ -8,6 +8,7 @@ import type { Cluster, Redis } from "ioredis";
 const SCRIPTS = {
   sjSweepPage: "sweepPage.lua",
   sjFenceLease: "fenceLease.lua",
+  sjMoveFencingToken: "moveFencingToken.lua",
   sjRedriveDeadLetters: "redriveDeadLetters.lua",
   sjPurgeDeadLetters: "purgeDeadLetters.lua",
   sjReapConsumers: "reapConsumers.lua",

@@ -39,6 +39,11 @@ export interface GroupSweepResult {
   /** Set when the group could not be swept (or not to the end); the counts say what was done. */
   error?: string;
   errorKind?: SweepErrorKind;
+  /**
+   * Redis Cluster, fenced: the token stored in the stream's fence, when it is not below ours
+   * (the token counter went back; see LeaderTerm.moveTokenPast).
+   */
+  fenceSeen?: number;
 }
 
 export type SweepErrorKind =

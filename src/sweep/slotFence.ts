@@ -1,5 +1,6 @@
 import type { Fence } from "../lease/types.js";
 import { sameSlotKey } from "../redis/keySlot.js";
+import type { RedisClient } from "../redis/scriptedRedis.js";
 
 /** Marks a fence argument as a fencing token to compare, not a lease value to match. */
 export const SLOT_TOKEN_PREFIX = "token:";
@@ -34,4 +35,22 @@ export function fenceArguments(fence: Fence, stream: string): { key: string; val
     key: slotFenceKey(stream, fence.key),
     value: `${SLOT_TOKEN_PREFIX}${fence.slotToken}`,
   };
+}
+
+/**
+ * After a script of `stream` was refused as FENCED under a per-slot fence: the token its fence
+ * holds when that is above ours. Either a newer term wrote there (we lost the lease), or an
+ * earlier one whose token the counter forgot: LeaderTerm.moveTokenPast tells them apart, in
+ * Redis. Undefined otherwise, or when the fence cannot be read: the refusal then stands.
+ */
+export async function fenceAboveToken(
+  redis: RedisClient,
+  fence: Fence,
+  stream: string,
+): Promise<number | undefined> {
+  if (fence.slotToken === undefined) return undefined;
+  const stored = await redis.get(slotFenceKey(stream, fence.key)).catch(() => null);
+  if (stored === null || !/^\d{1,15}$/u.test(stored)) return undefined;
+  const seen = Number(stored);
+  return seen > fence.slotToken ? seen : undefined;
 }

@@ -5,8 +5,9 @@ import { checkRequeueTarget } from "./checkRequeueTarget.js";
 import { emptyResult, MAX_REPORTED_IDS, type GroupSweepResult } from "./GroupSweepResult.js";
 import { PageSizer } from "./PageSizer.js";
 import type { ResolvedGroup } from "./resolveGroup.js";
-import type { Fence } from "../lease/types.js";
+import { LeaseLostError, type Fence, type LostReason } from "../lease/types.js";
 import { classifySweepError } from "./sweepErrors.js";
+import { fenceAboveToken } from "./slotFence.js";
 import { slotRefusal } from "./slotRule.js";
 import { runSweepPage, type PageResult } from "./sweepPageScript.js";
 
@@ -52,7 +53,12 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   pushBounded(result.invalidDeliveryCountIds, page.invalidCountIds);
 }
 
-function report(result: GroupSweepResult, group: ResolvedGroup, logger: Logger): void {
+function report(
+  result: GroupSweepResult,
+  group: ResolvedGroup,
+  logger: Logger,
+  signal: AbortSignal,
+): void {
   if (result.deadLettersDropped > 0) {
     logger.warn(
       {
@@ -98,15 +104,24 @@ function report(result: GroupSweepResult, group: ResolvedGroup, logger: Logger):
   const { claimed, requeued, reassigned, deadLettered, examined, pages, complete, durationMs } =
     result;
   const { interrupted, windows, longestCallMs } = result;
-  if (result.error !== undefined) {
+  if (result.fenceSeen !== undefined) {
+    // Not yet a failure: the caller moves the token past the fence if the lease is still ours.
+    logger.warn(
+      { errorKind: result.errorKind, fenceSeen: result.fenceSeen, claimed, examined },
+      "group sweep refused: the stream's fence is above our fencing token",
+    );
+  } else if (result.error !== undefined) {
     logger.error(
       { errorKind: result.errorKind, error: result.error, claimed, examined },
       "group sweep failed",
     );
   } else {
-    const level = claimed > 0 ? "info" : "debug";
+    const lost = interrupted ? leaseLoss(signal) : undefined;
+    const level =
+      lost !== undefined && lost !== "superseded" ? "warn" : claimed > 0 ? "info" : "debug";
     logger[level](
       {
+        ...(lost === undefined ? {} : { leaseLost: lost }),
         claimed,
         requeued,
         reassigned,
@@ -119,9 +134,22 @@ function report(result: GroupSweepResult, group: ResolvedGroup, logger: Logger):
         interrupted,
         durationMs,
       },
-      interrupted ? "group sweep interrupted by a stop" : "group swept",
+      !interrupted
+        ? "group swept"
+        : lost === undefined
+          ? "group sweep interrupted by a stop"
+          : lost === "superseded"
+            ? "group sweep interrupted: a new term (higher fencing token) took over"
+            : "group sweep interrupted: lease lost",
     );
   }
+}
+
+/** Why the term's signal ended the sweep, when it was not a stop (stop() or SIGTERM). */
+function leaseLoss(signal: AbortSignal): Exclude<LostReason, "stopped"> | undefined {
+  const reason: unknown = signal.reason;
+  if (!(reason instanceof LeaseLostError) || reason.reason === "stopped") return undefined;
+  return reason.reason;
 }
 
 /**
@@ -194,11 +222,16 @@ export async function sweepOnce(
     // Redis' own errors (WRONGTYPE from XINFO, say) do not say which key they are about.
     result.error = message.includes(group.stream) ? message : `${group.id}: ${message}`;
     result.errorKind = kind;
+    const fence = kind === "fenced" ? context.fence() : undefined;
+    if (fence !== undefined) {
+      const seen = await fenceAboveToken(context.redis, fence, group.stream);
+      if (seen !== undefined) result.fenceSeen = seen;
+    }
     // A group that vanished or changed type starts from the beginning when it comes back.
     context.cursors.delete(group.id);
   } finally {
     result.durationMs = context.now() - startedAt;
-    report(result, group, logger);
+    report(result, group, logger, signal);
   }
   return result;
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import type { LostReason } from "../../src/lease/types.js";
+import { captureLogger } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import {
@@ -116,6 +117,41 @@ describe("Lease", () => {
     await attempts(commands, 5);
     expect(lease.isLeader).toBe(false);
     expect(await fixture.redis.get(key)).toBe("someone-else");
+  });
+
+  it("logs a lease key left with no TTL at error, naming its value, once per minute", async () => {
+    const key = uniquePrefix("no-ttl");
+    await fixture.redis.set(key, "left-by-hand", "PX", 60_000);
+    let clock = 1_000;
+    const { logger, lines } = captureLogger();
+    const { lease, commands } = await newLease(key, { logger, now: () => clock });
+    const errors = () => lines.filter((line) => line.level === 50);
+    lease.start();
+    // Held by another value that expires: an ordinary standby, nothing to report at error.
+    await attempts(commands, 3);
+    expect(errors()).toEqual([]);
+
+    // The same value without a TTL (PERSIST, or a SET by hand) blocks every janitor for good.
+    await fixture.redis.persist(key);
+    await attempts(commands, 3);
+    expect(errors()).toHaveLength(1);
+    expect(errors()[0]).toMatchObject({ key, value: "left-by-hand", pttlMs: -1 });
+    expect(errors()[0]?.msg).toContain('"left-by-hand"');
+    expect(errors()[0]?.msg).toContain("no TTL");
+
+    // Retried every retry period, but said once per minute (of the injected clock).
+    clock += 59_999;
+    await attempts(commands, 3);
+    expect(errors()).toHaveLength(1);
+    clock += 1;
+    await attempts(commands, 3);
+    expect(errors()).toHaveLength(2);
+
+    // Cleared as the runbook says: the next attempt acquires it.
+    const acquired = nextEvent(lease, "acquired");
+    await fixture.redis.del(key);
+    await acquired;
+    expect(errors()).toHaveLength(2);
   });
 
   it("increases the fencing token with every acquisition", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Lease } from "../../src/lease/Lease.js";
 import { createRedisClient } from "../../src/redis/createRedisClient.js";
 import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
 import { pattern } from "../discovery/discoveryHarness.js";
@@ -12,6 +13,7 @@ import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
+import { captureLogger } from "../support/sweepHarness.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
 
@@ -236,5 +238,27 @@ describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () 
     );
     await admin.call("ACL", "LOG", "RESET");
     await admin.call("ACL", "DELUSER", "no-ping");
+  });
+
+  it("lets a standby under the daemon user find a lease key without TTL (PTTL) and say so", async () => {
+    const key = `${FILE_PREFIX}:no-ttl:lease`;
+    await admin.set(key, "left-by-hand");
+    const { logger, lines } = captureLogger();
+    const lease = new Lease({
+      redis: client("stream-janitor"),
+      key,
+      ttlMs: 1500,
+      renewDeadlineMs: 1000,
+      retryPeriodMs: 100,
+      logger,
+    });
+    cleanups.push(() => lease.stop());
+    lease.start();
+    const error = await waitFor(() => lines.find((line) => line.level === 50), {
+      what: "the error about the lease key",
+    });
+    expect(error).toMatchObject({ value: "left-by-hand", pttlMs: -1 });
+    const denied = (await admin.call("ACL", "LOG")) as unknown[];
+    expect(JSON.stringify(denied)).not.toContain("no-ttl");
   });
 });

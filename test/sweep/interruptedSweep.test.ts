@@ -4,14 +4,15 @@ import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
-import type { LeaderTerm } from "../../src/lease/types.js";
+import { LeaseLostError, type LeaderTerm } from "../../src/lease/types.js";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { registerScripts } from "../../src/redis/scriptedRedis.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { groupConfig, sweepContext } from "../support/sweepHarness.js";
+import { captureLogger, groupConfig, sweepContext } from "../support/sweepHarness.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
 
@@ -78,6 +79,45 @@ describe("a graceful stop is not a failure", () => {
     expect(results[0]?.pages).toBeGreaterThan(0);
     const failures = await registry.getSingleMetric("stream_janitor_sweep_failures_total")?.get();
     expect(failures?.values.filter((sample) => sample.value > 0)).toEqual([]);
+  });
+
+  it.each([
+    ["a stop", () => new LeaseLostError("stopped"), "group sweep interrupted by a stop"],
+    ["a stop request", () => undefined, "group sweep interrupted by a stop"],
+    [
+      "a lease taken",
+      () => new LeaseLostError("lease-taken"),
+      "group sweep interrupted: lease lost",
+    ],
+    [
+      "a renew deadline",
+      () => new LeaseLostError("renew-deadline"),
+      "group sweep interrupted: lease lost",
+    ],
+  ])("logs a sweep ended by %s as such", async (_cause, reason, message) => {
+    const prefix = uniquePrefix("cause");
+    const stream = `${prefix}:stream`;
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(30));
+    await fixture.redis.set(`${prefix}:lease`, "me");
+    const controller = new AbortController();
+    let fenceReads = 0;
+    const { logger, lines } = captureLogger();
+    const result = await sweepOnce(
+      groupConfig(stream),
+      {
+        ...sweepContext(fixture.redis, { logger, batchSize: 10 }),
+        // The term ends after the first page.
+        fence: () => {
+          fenceReads += 1;
+          if (fenceReads === 2) controller.abort(reason());
+          return { key: `${prefix}:lease`, value: "me" };
+        },
+      },
+      controller.signal,
+    );
+    expect(result).toMatchObject({ interrupted: true, complete: false });
+    const line = lines.find((l) => String(l.msg).startsWith("group sweep interrupted"));
+    expect(line).toMatchObject({ msg: message, level: message.includes("lease") ? 40 : 30 });
   });
 
   it("lets an interrupted one-shot `sweep` exit 0 with the groups marked interrupted", async () => {
