@@ -8,6 +8,7 @@ import { runDaemonCommand } from "./commands/runDaemonCommand.js";
 import { runSweepCommand } from "./commands/runSweepCommand.js";
 import { EXIT } from "./commands/exitCodes.js";
 import { readVersion } from "./commands/readVersion.js";
+import { requireConfigSource } from "./commands/requireConfigSource.js";
 import { OPERATOR_USAGE, runOperatorCommand } from "./commands/operator/runOperatorCommand.js";
 
 const USAGE = `Usage:
@@ -68,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
   const load = () => loadConfig({ configPath: values.config, env: process.env });
   let config;
   try {
+    requireConfigSource(values.config, process.env);
     config = await load();
     if (command === "run" || command === "sweep") checkHasWork(config);
   } catch (error) {

@@ -66,7 +66,10 @@ describe("check-config", () => {
   });
 
   it("exits 78 for a bad environment override and names the variable", async () => {
-    const result = await runCli(["check-config"], { STREAM_JANITOR_HTTP_PORT: "eighty" });
+    const path = await configPath({});
+    const result = await runCli(["check-config", "--config", path], {
+      STREAM_JANITOR_HTTP_PORT: "eighty",
+    });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain("http.port");
   });

@@ -44,7 +44,7 @@ export const COMMON_OPTIONS: ParseArgsOptionsConfig = {
   help: { type: "boolean", short: "h" },
 };
 
-export const COMMON_HELP = `  -c, --config FILE   configuration (else STREAM_JANITOR_CONFIG; else defaults: local Redis)
+export const COMMON_HELP = `  -c, --config FILE   configuration (else STREAM_JANITOR_CONFIG; one is required)
       --json          print one JSON object on stdout
   -h, --help          this help`;
 

@@ -5,6 +5,7 @@ import { createLogger } from "../../logging/createLogger.js";
 import { connectRedis } from "../../redis/connectRedis.js";
 import { registerScripts } from "../../redis/scriptedRedis.js";
 import { EXIT } from "../exitCodes.js";
+import { requireConfigSource } from "../requireConfigSource.js";
 import { consumersReapCommand } from "./consumersReapCommand.js";
 import { dlqListCommand } from "./dlqListCommand.js";
 import { dlqPurgeCommand } from "./dlqPurgeCommand.js";
@@ -97,10 +98,9 @@ export async function runOperatorCommand(
 
   let config;
   try {
-    config = await loadConfig({
-      configPath: typeof values.config === "string" ? values.config : undefined,
-      env: process.env,
-    });
+    const configPath = typeof values.config === "string" ? values.config : undefined;
+    requireConfigSource(configPath, process.env);
+    config = await loadConfig({ configPath, env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr.write(`stream-janitor: ${error.message}\n`);
