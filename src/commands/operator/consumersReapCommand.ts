@@ -1,6 +1,7 @@
 import { janitorConsumerName } from "../../operator/janitorConsumerName.js";
 import { reapConsumers } from "../../operator/reapConsumers.js";
 import { EXIT } from "../exitCodes.js";
+import { existingGroup } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -49,6 +50,7 @@ Examples:
   async run(values, session) {
     const stream = requiredString(values, "stream");
     const group = requiredString(values, "group");
+    await existingGroup(session, stream, group);
     const summary = await reapConsumers(session.redis, {
       stream,
       group,

@@ -1,7 +1,7 @@
 import { createProgress } from "../../operator/progress.js";
 import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
-import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
+import { existingGroup } from "./existingGroup.js";
 import { reasonOption, REASON_HELP } from "./dlqOptions.js";
 import {
   COMMON_HELP,
@@ -49,8 +49,8 @@ Examples:
     reasonOption(values);
   },
   async run(values, session) {
-    const group = resolveOperatorGroup(
-      session.config,
+    const group = await existingGroup(
+      session,
       requiredString(values, "stream"),
       requiredString(values, "group"),
     );

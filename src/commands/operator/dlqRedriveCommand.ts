@@ -1,8 +1,8 @@
 import { createProgress } from "../../operator/progress.js";
 import { RateLimiter } from "../../operator/RateLimiter.js";
 import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
-import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
+import { existingGroup } from "./existingGroup.js";
 import { reasonOption, REASON_HELP } from "./dlqOptions.js";
 import {
   COMMON_HELP,
@@ -62,8 +62,8 @@ Examples:
     reasonOption(values);
   },
   async run(values, session) {
-    const group = resolveOperatorGroup(
-      session.config,
+    const group = await existingGroup(
+      session,
       requiredString(values, "stream"),
       requiredString(values, "group"),
     );

@@ -1,6 +1,7 @@
 import { createProgress } from "../../operator/progress.js";
 import { safeTrim } from "../../operator/safeTrim.js";
 import { EXIT } from "../exitCodes.js";
+import { existingStream } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -52,8 +53,10 @@ Examples:
     }
   },
   async run(values, session) {
+    const stream = requiredString(values, "stream");
+    await existingStream(session, stream);
     const summary = await safeTrim(session.redis, {
-      stream: requiredString(values, "stream"),
+      stream,
       maxLen: integerOption(values, "max-len"),
       maxAgeMs: integerOption(values, "max-age-ms", 1) ?? 0,
       dryRun: values["dry-run"] === true,
