@@ -6,7 +6,7 @@ import { reasonOption, REASON_HELP } from "./dlqOptions.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
-  integerOption,
+  durationOption,
   requiredString,
   writeJson,
   type OperatorCommand,
@@ -14,8 +14,8 @@ import {
 
 export const dlqPurgeCommand: OperatorCommand = {
   words: ["dlq", "purge"],
-  synopsis: "dlq purge --stream S --group G [--older-than-ms MS] [--reason R] [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq purge --stream S --group G [--older-than-ms MS] [--reason R] [--dry-run] [--json]
+  synopsis: "dlq purge --stream S --group G [--older-than D] [--reason R] [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq purge --stream S --group G [--older-than D] [--reason R] [--dry-run] [--json]
 
 Deletes the group's dead letters for good. Dead letters of other groups sharing the dead-letter
 stream are left alone; only those present when it starts are considered. Safe to interrupt and
@@ -24,7 +24,9 @@ run again. Does not need the lease.
 Options:
       --stream S          source stream (required)
       --group G           consumer group (required)
-      --older-than-ms MS  only dead letters dead-lettered at least MS ago (Redis clock)
+      --older-than D      only dead letters dead-lettered at least D ago (Redis clock):
+                          500ms, 30s, 5m, 2h, 7d or milliseconds
+      --older-than-ms MS  the older spelling of --older-than
 ${REASON_HELP.replace("--reason R     ", "--reason R         ")}
       --dry-run           count what would be deleted, change nothing
 ${COMMON_HELP}
@@ -32,12 +34,13 @@ ${COMMON_HELP}
 Prints {"purged":N,"remaining":N,"dryRun":false} with --json.
 
 Examples:
-  stream-janitor dlq purge --stream orders --group billing --older-than-ms 604800000 --dry-run
+  stream-janitor dlq purge --stream orders --group billing --older-than 7d --dry-run
   stream-janitor dlq purge --stream orders --group billing --reason action --json`,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
     group: { type: "string" },
+    "older-than": { type: "string" },
     "older-than-ms": { type: "string" },
     reason: { type: "string" },
     "dry-run": { type: "boolean" },
@@ -45,7 +48,7 @@ Examples:
   validate(values) {
     requiredString(values, "stream");
     requiredString(values, "group");
-    integerOption(values, "older-than-ms");
+    durationOption(values, "older-than", "older-than-ms");
     reasonOption(values);
   },
   async run(values, session) {
@@ -55,7 +58,7 @@ Examples:
       requiredString(values, "group"),
     );
     const summary = await purgeDeadLetters(session.redis, group, {
-      olderThanMs: integerOption(values, "older-than-ms"),
+      olderThanMs: durationOption(values, "older-than", "older-than-ms"),
       reason: reasonOption(values),
       dryRun: values["dry-run"] === true,
       progress: createProgress("purge", session.stderr),

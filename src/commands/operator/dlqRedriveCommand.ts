@@ -45,6 +45,7 @@ Examples:
   stream-janitor dlq redrive --stream orders --group billing --dry-run
   stream-janitor dlq redrive --stream orders --group billing --reason action --rate 200
   stream-janitor dlq redrive --stream orders --group billing --limit 10 --json`,
+  stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
@@ -67,10 +68,6 @@ Examples:
       requiredString(values, "stream"),
       requiredString(values, "group"),
     );
-    const stop = new AbortController();
-    const onSignal = (): void => stop.abort();
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
     try {
       const summary = await redriveDeadLetters(session.redis, group, {
         limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
@@ -78,7 +75,7 @@ Examples:
         dryRun: values["dry-run"] === true,
         limiter: new RateLimiter({ ratePerSecond: integerOption(values, "rate") ?? DEFAULT_RATE }),
         progress: createProgress("redrive", session.stderr),
-        signal: stop.signal,
+        signal: session.signal,
       });
       if (values.json === true) writeJson(session, summary);
       else {
@@ -92,13 +89,11 @@ Examples:
           `stream-janitor: left ${summary.oversizedIds.length} dead letter(s) with too many fields to copy in one script: ${summary.oversizedIds.slice(0, 10).join(", ")}\n`,
         );
       }
-      return stop.signal.aborted ? EXIT.failure : EXIT.ok;
+      // Interrupted: the summary above says what moved; the caller exits 130 or 143.
+      return EXIT.ok;
     } catch (error) {
       if (error instanceof RedriveRefusedError) throw new OperatorFailure(error.message);
       throw error;
-    } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
     }
   },
 };
