@@ -53,10 +53,8 @@ export async function runCheckConfigCommand(
         say(explain(error));
         return EXIT.failure;
       }
-      say(
-        `cannot reach Redis at ${endpointOf(config.redis.url)}: ${explain(error)}. ` +
-          "To validate the file without Redis: check-config --offline",
-      );
+      say(`cannot reach Redis at ${endpointOf(config.redis.url)}: ${explain(error)}`);
+      say("to validate the file alone, without Redis: stream-janitor check-config --offline");
       return EXIT.failure;
     }
     let groups: ResolvedGroup[];
