@@ -15,6 +15,8 @@ export interface PurgeOptions {
   dryRun: boolean;
   progress?: Progress;
   pageSize?: number;
+  /** Stops at the next page boundary (SIGINT/SIGTERM): each page is one script, done or not. */
+  signal?: AbortSignal;
 }
 
 export interface PurgeSummary {
@@ -44,6 +46,7 @@ async function purgeRange(
   dryRun: boolean,
   pageSize: number,
   progress: Progress | undefined,
+  signal?: AbortSignal,
 ): Promise<number> {
   let cursor = "0-0";
   let total = 0;
@@ -66,7 +69,7 @@ async function purgeRange(
     total += page.deleted;
     cursor = page.nextCursor;
     progress?.update(total);
-    if (page.done) return total;
+    if (page.done || signal?.aborted === true) return total;
   }
 }
 
@@ -106,6 +109,7 @@ export async function purgeDeadLetters(
       false,
       pageSize,
       options.progress,
+      options.signal,
     );
   } finally {
     options.progress?.stop();

@@ -36,6 +36,7 @@ Prints {"purged":N,"remaining":N,"dryRun":false} with --json.
 Examples:
   stream-janitor dlq purge --stream orders --group billing --older-than 7d --dry-run
   stream-janitor dlq purge --stream orders --group billing --reason action --json`,
+  stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
@@ -62,6 +63,7 @@ Examples:
       reason: reasonOption(values),
       dryRun: values["dry-run"] === true,
       progress: createProgress("purge", session.stderr),
+      signal: session.signal,
     });
     if (values.json === true) writeJson(session, summary);
     else {
