@@ -1,25 +1,31 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { ConfigError } from "./config/ConfigError.js";
-import { formatEffectiveConfig } from "./config/formatEffectiveConfig.js";
 import { loadConfig } from "./config/loadConfig.js";
 import { checkHasWork } from "./config/checkHasWork.js";
+import { DAEMON_COMMAND_HELP } from "./commands/daemonCommandHelp.js";
+import { runCheckConfigCommand } from "./commands/runCheckConfigCommand.js";
 import { runDaemonCommand } from "./commands/runDaemonCommand.js";
 import { runSweepCommand } from "./commands/runSweepCommand.js";
 import { EXIT } from "./commands/exitCodes.js";
+import { Interruption } from "./commands/Interruption.js";
 import { readVersion } from "./commands/readVersion.js";
+import { requireConfigSource } from "./commands/requireConfigSource.js";
 import { OPERATOR_USAGE, runOperatorCommand } from "./commands/operator/runOperatorCommand.js";
 
+const DAEMON_USAGE = Object.entries(DAEMON_COMMAND_HELP)
+  .map(([, command]) => `  stream-janitor ${command.synopsis}`)
+  .join("\n");
+
 const USAGE = `Usage:
-  stream-janitor run [--config FILE]            the daemon: lease, periodic sweeps, /metrics /livez /readyz
-  stream-janitor sweep [--config FILE] [--json] one sweep of every configured group, then exit
-  stream-janitor check-config [--config FILE]   validate and print the effective configuration
+${DAEMON_USAGE}
 ${OPERATOR_USAGE}
   stream-janitor --version | --help
   stream-janitor COMMAND --help                 the options of one command, with examples
 
-The config file comes from --config or STREAM_JANITOR_CONFIG (YAML or JSON).
-Exit codes: 0 ok, 1 runtime failure, 2 usage, 75 lease held elsewhere (sweep), 78 bad configuration.`;
+The config file comes from --config or STREAM_JANITOR_CONFIG (YAML or JSON); one is required.
+Exit codes: 0 ok, 1 runtime failure, 2 usage, 75 lease held elsewhere (sweep), 78 bad configuration,
+130/143 interrupted by SIGINT/SIGTERM (run stops gracefully on either, exit 0).`;
 
 async function main(argv: string[]): Promise<number> {
   // The operator's commands (inspect, dlq, consumers, trim) parse their own options.
@@ -33,41 +39,47 @@ async function main(argv: string[]): Promise<number> {
       options: {
         config: { type: "string", short: "c" },
         json: { type: "boolean" },
+        offline: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
     });
   } catch (error) {
     process.stderr.write(
-      `stream-janitor: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`,
+      `stream-janitor: ${error instanceof Error ? error.message : String(error)}\n\n${usageOf(argv[0])}\n`,
     );
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
+  const [command, ...extra] = positionals;
+  const known = command === undefined ? undefined : DAEMON_COMMAND_HELP[command];
   if (values.help === true) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${known?.help ?? USAGE}\n`);
     return EXIT.ok;
   }
   if (values.version === true) {
     process.stdout.write(`${readVersion()}\n`);
     return EXIT.ok;
   }
-  const [command, ...extra] = positionals;
-  const known = ["run", "sweep", "check-config"];
-  if (command === undefined || !known.includes(command) || extra.length > 0) {
+  if (command === undefined || known === undefined || extra.length > 0) {
     const problem =
       command === undefined ? "missing command" : `unexpected argument: ${extra[0] ?? command}`;
-    process.stderr.write(`stream-janitor: ${problem}\n\n${USAGE}\n`);
+    process.stderr.write(`stream-janitor: ${problem}\n\n${known?.help ?? USAGE}\n`);
     return EXIT.usage;
   }
-  if (values.json === true && command !== "sweep") {
-    process.stderr.write(`stream-janitor: --json goes with sweep only\n\n${USAGE}\n`);
-    return EXIT.usage;
+  for (const option of ["json", "offline"] as const) {
+    if (values[option] === true && !known.options.includes(option)) {
+      process.stderr.write(
+        `stream-janitor ${command}: unknown option --${option}\n\n${known.help}\n`,
+      );
+      return EXIT.usage;
+    }
   }
 
   const load = () => loadConfig({ configPath: values.config, env: process.env });
   let config;
   try {
+    requireConfigSource(values.config, process.env);
     config = await load();
     if (command === "run" || command === "sweep") checkHasWork(config);
   } catch (error) {
@@ -77,15 +89,28 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  switch (command) {
-    case "check-config":
-      process.stdout.write(`${formatEffectiveConfig(config)}\n`);
-      return EXIT.ok;
-    case "sweep":
-      return runSweepCommand(config, { json: values.json === true });
-    default:
-      return runDaemonCommand(config, { reload: load });
+  if (command === "run") return runDaemonCommand(config, { reload: load });
+  // The one-shot commands exit 130 (SIGINT) or 143 (SIGTERM) when interrupted, all alike.
+  const interruption = new Interruption();
+  try {
+    const code =
+      command === "sweep"
+        ? await runSweepCommand(config, { json: values.json === true, interruption })
+        : await runCheckConfigCommand(config, { offline: values.offline === true, interruption });
+    if (interruption.signalName !== undefined && command !== "sweep") {
+      process.stderr.write(
+        `stream-janitor ${command}: interrupted by ${interruption.signalName} before it finished\n`,
+      );
+    }
+    return interruption.exitCode(code);
+  } finally {
+    interruption.dispose();
   }
+}
+
+/** The usage to show after a parse error: the command's own when argv starts with one. */
+function usageOf(command: string | undefined): string {
+  return (command === undefined ? undefined : DAEMON_COMMAND_HELP[command]?.help) ?? USAGE;
 }
 
 main(process.argv.slice(2)).then(

@@ -13,6 +13,7 @@ import { Maintenance } from "../daemon/Maintenance.js";
 import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
 import { janitorConsumerName } from "../operator/janitorConsumerName.js";
 import { EXIT } from "./exitCodes.js";
+import type { Interruption } from "./Interruption.js";
 import { explainRedisError } from "../redis/describeRedisFailure.js";
 import { readVersion } from "./readVersion.js";
 
@@ -38,7 +39,7 @@ function describeGroup(summary: GroupSummary): string {
  */
 export async function runSweepCommand(
   config: JanitorConfig,
-  options: { json: boolean },
+  options: { json: boolean; interruption: Interruption },
 ): Promise<number> {
   // Logs go to stderr, with or without --json: stdout carries the summary only.
   const logger = createLogger(config.log.level, process.stderr);
@@ -58,9 +59,10 @@ export async function runSweepCommand(
     fencePerSlot: isCluster(config.redis),
   });
   let supervisor: Supervisor | undefined;
+  // A signal stops the sweep at a page boundary; the caller then exits 130 or 143.
+  const { signal } = options.interruption;
   const onSignal = (): void => void supervisor?.stop();
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  signal.addEventListener("abort", onSignal);
   try {
     await detectCapabilities(sweepRedis);
     const term = await lease.tryAcquireOnce();
@@ -92,6 +94,8 @@ export async function runSweepCommand(
         maxTrimmedPerPass: config.sweep.maxEntriesPerGroup,
       }),
     });
+    // Interrupted before the first page: nothing swept, every group reported as not complete.
+    if (signal.aborted) void supervisor.stop();
     const results = (await supervisor.supervise(term)) ?? [];
     const summary = { groups: results.map(toSummary) };
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -103,8 +107,7 @@ export async function runSweepCommand(
     process.stderr.write(`stream-janitor: sweep failed: ${problem}\n`);
     return EXIT.failure;
   } finally {
-    process.off("SIGTERM", onSignal);
-    process.off("SIGINT", onSignal);
+    signal.removeEventListener("abort", onSignal);
     await supervisor?.stop();
     await lease.stop();
     sweepRedis.disconnect();

@@ -1,6 +1,7 @@
 import type convict from "convict";
 import { ConfigError, type ConfigProblems } from "./ConfigError.js";
 import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
+import { durationExpected } from "./parseDuration.js";
 import {
   GROUP_ACTIONS,
   REDIS_MODES,
@@ -80,10 +81,12 @@ function integer(min: number, max?: number): Check {
   };
 }
 
-const duration: Check = {
-  expected: `an integer number of milliseconds between 1 and ${MAX_DURATION_MS}`,
-  test: integer(1, MAX_DURATION_MS).test,
-};
+/** A key ending in `Ms`: the file may give a unit too; loadConfig turns it into ms first. */
+function durationBetween(min: number, max?: number): Check {
+  return { expected: durationExpected(min, max), test: integer(min, max).test };
+}
+
+const duration = durationBetween(1, MAX_DURATION_MS);
 
 function oneOf(values: readonly string[]): Check {
   return {
@@ -208,7 +211,7 @@ export const janitorSchema = {
     maxScriptMs: leaf(
       2,
       "time budget of one script call; pages adapt to stay under it",
-      integer(1, 60000),
+      durationBetween(1, 60000),
     ),
     maxEntriesPerGroup: leaf(100000, "claim budget per group and sweep", integer(1)),
     consumerName: leaf(
@@ -261,7 +264,7 @@ export const groupSchema = {
   reapConsumersIdleMs: leaf(
     0,
     "> 0: delete consumers that own nothing and were inactive this long (0: never)",
-    integer(0, MAX_DURATION_MS),
+    durationBetween(0, MAX_DURATION_MS),
   ),
 } satisfies SectionSpec;
 
@@ -269,7 +272,7 @@ export const groupSchema = {
 export const retentionSchema = {
   stream: leaf("", "stream to trim safely", nonEmptyString, { required: true }),
   maxLen: leaf(0, "keep about this many entries at most (0: no limit)", integer(0)),
-  maxAgeMs: leaf(0, "drop entries older than this (0: no limit)", integer(0)),
+  maxAgeMs: leaf(0, "drop entries older than this (0: no limit)", durationBetween(0)),
 } satisfies SectionSpec;
 
 /** One element of `discover`: globs, then the settings of a `groups` entry with their defaults. */

@@ -17,6 +17,7 @@ import {
 } from "./configSchema.js";
 import { findDuplicateJsonKey } from "./findDuplicateJsonKey.js";
 import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
+import { durationsInMs } from "./parseDuration.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
 import { checkRetention } from "./checkRetention.js";
 import type { DiscoverConfig, GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
@@ -42,7 +43,10 @@ const HOST_LOOKUP_TIMEOUT_MS = 5000;
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<JanitorConfig> {
   const { env } = options;
-  const file = await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG);
+  // Durations may carry a unit ("30s"): in ms before any check, so every check sees numbers.
+  const file = durationsInMs(
+    await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG),
+  ) as Mapping;
   const problems = new ConfigProblems();
   const { sections, groups, discover, retention, badSections } = checkFileValues(file, problems);
   const badEnv = checkNumericEnv(env, problems);

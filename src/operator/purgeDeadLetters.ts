@@ -19,6 +19,8 @@ export interface PurgeOptions {
   dryRun: boolean;
   progress?: Progress;
   pageSize?: number;
+  /** Stops at the next page boundary (SIGINT/SIGTERM): each page is one script, done or not. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -73,6 +75,7 @@ async function purgeRange(
   pageSize: number,
   progress: Progress | undefined,
   ids?: readonly string[],
+  signal?: AbortSignal,
 ): Promise<PurgeRange> {
   let cursor = "0-0";
   const result: PurgeRange = {
@@ -108,6 +111,7 @@ async function purgeRange(
     cursor = page.nextCursor;
     progress?.update(result.deleted);
     if (idPages === undefined ? page.done : first + pageSize >= idPages.length) return result;
+    if (signal?.aborted === true) return result;
   }
 }
 
@@ -166,6 +170,7 @@ export async function purgeDeadLetters(
       pageSize,
       options.progress,
       ids,
+      options.signal,
     );
   } finally {
     options.progress?.stop();

@@ -12,9 +12,18 @@ export async function requireGroup(
   stream: string,
   group: string,
 ): Promise<GroupInfo> {
-  let reply: unknown;
+  const info = findGroup(await requireStream(redis, stream), group);
+  if (info === undefined) throw new Error(`NOGROUP stream ${stream} has no group ${group}`);
+  return info;
+}
+
+/**
+ * Checks that `stream` exists and is a stream (`XINFO GROUPS`), with the same errors as
+ * requireGroup; resolves to the XINFO GROUPS reply.
+ */
+export async function requireStream(redis: RedisClient, stream: string): Promise<unknown> {
   try {
-    reply = await redis.call("XINFO", "GROUPS", stream);
+    return await redis.call("XINFO", "GROUPS", stream);
   } catch (error) {
     if (!(error instanceof Error) || !isReplyError(error)) throw error;
     switch (classifyReplyError(error)) {
@@ -26,7 +35,4 @@ export async function requireGroup(
         throw error;
     }
   }
-  const info = findGroup(reply, group);
-  if (info === undefined) throw new Error(`NOGROUP stream ${stream} has no group ${group}`);
-  return info;
 }

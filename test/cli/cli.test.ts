@@ -36,7 +36,8 @@ describe("check-config", () => {
     const path = await configPath({
       redis: { url: "redis://user:hunter2@127.0.0.1:6379", password: "s3cret" },
     });
-    const result = await runCli(["check-config", "--config", path]);
+    // --offline: the file alone (there is no Redis at that URL).
+    const result = await runCli(["check-config", "--offline", "--config", path]);
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as { redis: { url: string; password: string } };
     expect(printed.redis.password).toBe("***");
@@ -66,7 +67,10 @@ describe("check-config", () => {
   });
 
   it("exits 78 for a bad environment override and names the variable", async () => {
-    const result = await runCli(["check-config"], { STREAM_JANITOR_HTTP_PORT: "eighty" });
+    const path = await configPath({});
+    const result = await runCli(["check-config", "--config", path], {
+      STREAM_JANITOR_HTTP_PORT: "eighty",
+    });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain("http.port");
   });

@@ -96,6 +96,8 @@ describe("operations on Redis Cluster (three masters)", () => {
     );
     const letters = new Map<string, Buffer[][]>();
     for (const stream of streams) {
+      // The group must exist: the operator commands refuse a missing stream or group.
+      await redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
       const deadLetterStream = defaultDeadLetterStream(stream);
       const added = await addDeadLetters(redis, {
         stream,

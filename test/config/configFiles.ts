@@ -72,7 +72,8 @@ export async function loadContent(
 export const SECTIONS =
   "redis, http, log, lease, sweep, metrics, groups, discover, discovery, retention";
 
-export const DURATION = "an integer number of milliseconds between 1 and 2147483647";
+export const DURATION =
+  "an integer number of milliseconds between 1 and 2147483647, or the same with a unit (500ms, 30s, 5m, 2h, 7d)";
 export const GROUP = { stream: "orders", group: "billing" };
 
 /** A configuration with one group, orders/billing, with `overrides` applied. */

@@ -253,7 +253,8 @@ describe("configuration validation", () => {
       await expectConfigError(load({ sweep: { maxScriptMs: 0 } }), {
         key: "sweep.maxScriptMs",
         value: 0,
-        expected: "an integer between 1 and 60000",
+        expected:
+          "an integer number of milliseconds between 1 and 60000, or the same with a unit (500ms, 30s, 5m, 2h, 7d)",
       });
       await expectConfigError(load({ sweep: { consumerName: "" } }), {
         key: "sweep.consumerName",

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../support/daemonProcess.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { useRedisServer } from "../support/redisServer.js";
 import { addDeadLetters } from "./deadLetterFixtures.js";
@@ -22,9 +22,16 @@ async function loadUser(name: string): Promise<void> {
   await fixture.redis.call("ACL", "SETUSER", name, ...rules, `>${PASSWORD}`);
 }
 
-function as(user: string, args: string[]) {
+// Every command needs a configuration file; the user comes from the environment.
+let configFile: Awaited<ReturnType<typeof writeConfigFile>> | undefined;
+afterAll(() => configFile?.remove());
+
+async function as(user: string, args: string[]) {
+  configFile ??= await writeConfigFile({});
   const [host, port] = [`127.0.0.1`, fixture.server.port];
-  return runCli(args, { STREAM_JANITOR_REDIS_URL: `redis://${user}:${PASSWORD}@${host}:${port}` });
+  return runCli([...args, "--config", configFile.path], {
+    STREAM_JANITOR_REDIS_URL: `redis://${user}:${PASSWORD}@${host}:${port}`,
+  });
 }
 
 const pair = ["--stream", STREAM, "--group", "billing"];

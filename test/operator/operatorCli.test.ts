@@ -88,12 +88,13 @@ describe("operator command line", () => {
       deadLetterStream: `{${stream}}:dead`,
       count: 1,
     });
+    const file = await writeConfigFile({});
     const result = await runCli(
-      ["dlq", "redrive", "--stream", stream, "--group", "workers", "--json"],
+      ["dlq", "redrive", "--config", file.path, "--stream", stream, "--group", "workers", "--json"],
       {
         STREAM_JANITOR_REDIS_URL: fixture.server.url,
       },
-    );
+    ).finally(() => file.remove());
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/refusing to redrive .*analytics/u);

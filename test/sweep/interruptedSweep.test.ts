@@ -120,7 +120,7 @@ describe("a graceful stop is not a failure", () => {
     expect(line).toMatchObject({ msg: message, level: message.includes("lease") ? 40 : 30 });
   });
 
-  it("lets an interrupted one-shot `sweep` exit 0 with the groups marked interrupted", async () => {
+  it("lets an interrupted one-shot `sweep` exit 143 (SIGTERM) with the groups marked interrupted", async () => {
     const prefix = uniquePrefix("cli-stop");
     const stream = `${prefix}:stream`;
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(5_000));
@@ -153,7 +153,8 @@ describe("a graceful stop is not a failure", () => {
     child.kill("SIGTERM");
     const [code] = (await exited) as [number | null];
 
-    expect(code).toBe(0);
+    // Contract section 2: an interrupted command exits 130 (SIGINT) or 143 (SIGTERM).
+    expect(code).toBe(143);
     const summary = JSON.parse(stdout) as { groups: Record<string, unknown>[] };
     expect(summary.groups[0]).toMatchObject({ complete: false, interrupted: true });
     expect(summary.groups[0]).not.toHaveProperty("error");

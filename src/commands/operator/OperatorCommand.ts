@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from "node:util";
 
 export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+import { DURATION_FORM, parseDuration } from "../../config/parseDuration.js";
 import type { JanitorConfig } from "../../config/types.js";
 import type { ScriptedRedis } from "../../redis/scriptedRedis.js";
 
@@ -12,6 +13,8 @@ export interface OperatorSession {
   redis: ScriptedRedis;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WriteStream;
+  /** Aborted by SIGINT/SIGTERM: a command that pages stops at its next page boundary. */
+  signal: AbortSignal;
 }
 
 /** One operator verb: its words (`dlq redrive`), its options, its help, and what it does. */
@@ -23,6 +26,11 @@ export interface OperatorCommand {
   /** The `--help` text: what it does, its options, examples. */
   readonly help: string;
   readonly options: ParseArgsOptionsConfig;
+  /**
+   * True when run() watches session.signal, stops at a page boundary and prints what it did;
+   * otherwise a signal ends the command where it waits (each of its writes is one script).
+   */
+  readonly stopsOnSignal?: boolean;
   /** Checks the options before anything connects; throws UsageError. */
   validate?(values: OptionValues): void;
   run(values: OptionValues, session: OperatorSession): Promise<number>;
@@ -44,7 +52,7 @@ export const COMMON_OPTIONS: ParseArgsOptionsConfig = {
   help: { type: "boolean", short: "h" },
 };
 
-export const COMMON_HELP = `  -c, --config FILE   configuration (else STREAM_JANITOR_CONFIG; else defaults: local Redis)
+export const COMMON_HELP = `  -c, --config FILE   configuration (else STREAM_JANITOR_CONFIG; one is required)
       --json          print one JSON object on stdout
   -h, --help          this help`;
 
@@ -64,6 +72,29 @@ export function integerOption(values: OptionValues, name: string, min = 0): numb
   const number = Number(value);
   if (number < min) throw new UsageError(`--${name} expects an integer >= ${min}, got ${value}`);
   return number;
+}
+
+/**
+ * A duration option (`--idle 1h`), or its older spelling in milliseconds (`--idle-ms 3600000`):
+ * both take what parseDuration reads. Undefined when neither is given.
+ */
+export function durationOption(
+  values: OptionValues,
+  name: string,
+  olderName: string,
+  min = 0,
+): number | undefined {
+  const given = [name, olderName].filter((option) => values[option] !== undefined);
+  if (given.length > 1) throw new UsageError(`give --${name} or --${olderName}, not both`);
+  const [option] = given;
+  if (option === undefined) return undefined;
+  const value = values[option];
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < min) {
+    const bound = min > 0 ? ` of at least ${min} ms` : "";
+    throw new UsageError(`--${option} expects ${DURATION_FORM}${bound}, got ${String(value)}`);
+  }
+  return ms;
 }
 
 export function writeJson(session: OperatorSession, value: unknown): void {

@@ -1,6 +1,6 @@
 import { listDeadLetters } from "../../operator/listDeadLetters.js";
-import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
+import { existingGroup } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -42,8 +42,8 @@ Examples:
     integerOption(values, "limit", 1);
   },
   async run(values, session) {
-    const group = resolveOperatorGroup(
-      session.config,
+    const group = await existingGroup(
+      session,
       requiredString(values, "stream"),
       requiredString(values, "group"),
     );

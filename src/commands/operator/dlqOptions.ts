@@ -44,7 +44,7 @@ export function checkPurgeSelector(values: OptionValues): void {
   if (!all && !ids && filters.length === 0) {
     throw new UsageError(
       "say which dead letters to delete: --all (every dead letter of the group), --id ID..., " +
-        "--older-than-ms MS or --reason R",
+        "--older-than D or --reason R",
     );
   }
   if (all && (ids || filters.length > 0)) {

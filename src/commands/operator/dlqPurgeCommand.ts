@@ -1,6 +1,5 @@
 import { createProgress } from "../../operator/progress.js";
 import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
-import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
 import { describeHeldBack } from "../../operator/HeldBackTally.js";
 import {
@@ -10,10 +9,11 @@ import {
   reportUnknownIds,
   REASON_HELP,
 } from "./dlqOptions.js";
+import { existingGroup } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
-  integerOption,
+  durationOption,
   requiredString,
   writeJson,
   type OperatorCommand,
@@ -22,8 +22,8 @@ import {
 export const dlqPurgeCommand: OperatorCommand = {
   words: ["dlq", "purge"],
   synopsis:
-    "dlq purge --stream S --group G (--all | --id ID... | --older-than-ms MS | --reason R) [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq purge --stream S --group G (--all | --id ID... | --older-than-ms MS | --reason R) [--dry-run] [--json]
+    "dlq purge --stream S --group G (--all | --id ID... | --older-than D | --reason R) [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq purge --stream S --group G (--all | --id ID... | --older-than D | --reason R) [--dry-run] [--json]
 
 Deletes the group's dead letters for good: say which (with no selector it refuses, exit 2).
 Dead letters of other groups sharing the dead-letter stream are left alone, and so are those a
@@ -38,7 +38,9 @@ Options:
       --id ID             only this dead letter (its id in the dead-letter stream, as dlq
                           list shows it); repeat for several; an id that is not one of the
                           group's dead letters is reported (exit 1)
-      --older-than-ms MS  only dead letters dead-lettered at least MS ago (Redis clock)
+      --older-than D      only dead letters dead-lettered at least D ago (Redis clock):
+                          500ms, 30s, 5m, 2h, 7d or milliseconds
+      --older-than-ms MS  the older spelling of --older-than
 ${REASON_HELP.replace("--reason R     ", "--reason R         ")}
       --dry-run           count what would be deleted, change nothing
 ${COMMON_HELP}
@@ -48,16 +50,18 @@ Prints {"purged":N,"remaining":N,"dryRun":false} with --json, plus "heldBackBy":
 with --id.
 
 Examples:
-  stream-janitor dlq purge --stream orders --group billing --older-than-ms 604800000 --dry-run
+  stream-janitor dlq purge --stream orders --group billing --older-than 7d --dry-run
   stream-janitor dlq purge --stream orders --group billing --reason action --json
   stream-janitor dlq purge --stream orders --group billing --id 1796057966000-0
   stream-janitor dlq purge --stream orders --group billing --all`,
+  stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
     group: { type: "string" },
     all: { type: "boolean" },
     id: { type: "string", multiple: true },
+    "older-than": { type: "string" },
     "older-than-ms": { type: "string" },
     reason: { type: "string" },
     "dry-run": { type: "boolean" },
@@ -65,22 +69,23 @@ Examples:
   validate(values) {
     requiredString(values, "stream");
     requiredString(values, "group");
-    integerOption(values, "older-than-ms");
+    durationOption(values, "older-than", "older-than-ms");
     reasonOption(values);
     checkPurgeSelector(values);
   },
   async run(values, session) {
-    const group = resolveOperatorGroup(
-      session.config,
+    const group = await existingGroup(
+      session,
       requiredString(values, "stream"),
       requiredString(values, "group"),
     );
     const summary = await purgeDeadLetters(session.redis, group, {
-      olderThanMs: integerOption(values, "older-than-ms"),
+      olderThanMs: durationOption(values, "older-than", "older-than-ms"),
       reason: reasonOption(values),
       ...(values.id === undefined ? {} : { ids: idsOption(values) }),
       dryRun: values["dry-run"] === true,
       progress: createProgress("purge", session.stderr),
+      signal: session.signal,
     });
     if (values.json === true) writeJson(session, summary);
     else {

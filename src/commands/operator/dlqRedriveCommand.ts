@@ -1,7 +1,6 @@
 import { createProgress } from "../../operator/progress.js";
 import { RateLimiter } from "../../operator/RateLimiter.js";
 import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
-import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
 import { EXIT } from "../exitCodes.js";
 import { describeHeldBack } from "../../operator/HeldBackTally.js";
 import {
@@ -12,6 +11,7 @@ import {
   reportUnknownIds,
   REASON_HELP,
 } from "./dlqOptions.js";
+import { existingGroup } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
@@ -61,6 +61,7 @@ Examples:
   stream-janitor dlq redrive --stream orders --group billing --reason action --rate 200
   stream-janitor dlq redrive --stream orders --group billing --limit 10 --json
   stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0`,
+  stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
@@ -81,15 +82,11 @@ Examples:
     checkRedriveIds(values);
   },
   async run(values, session) {
-    const group = resolveOperatorGroup(
-      session.config,
+    const group = await existingGroup(
+      session,
       requiredString(values, "stream"),
       requiredString(values, "group"),
     );
-    const stop = new AbortController();
-    const onSignal = (): void => stop.abort();
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
     try {
       const summary = await redriveDeadLetters(session.redis, group, {
         limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
@@ -98,7 +95,7 @@ Examples:
         dryRun: values["dry-run"] === true,
         limiter: new RateLimiter({ ratePerSecond: integerOption(values, "rate") ?? DEFAULT_RATE }),
         progress: createProgress("redrive", session.stderr),
-        signal: stop.signal,
+        signal: session.signal,
       });
       if (values.json === true) writeJson(session, summary);
       else {
@@ -113,13 +110,11 @@ Examples:
         );
       }
       const unknown = reportUnknownIds(session.stderr, "dlq redrive", group.id, summary.unknownIds);
-      return stop.signal.aborted || unknown ? EXIT.failure : EXIT.ok;
+      // Interrupted: the summary above says what moved; the caller exits 130 or 143.
+      return unknown ? EXIT.failure : EXIT.ok;
     } catch (error) {
       if (error instanceof RedriveRefusedError) throw new OperatorFailure(error.message);
       throw error;
-    } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
     }
   },
 };

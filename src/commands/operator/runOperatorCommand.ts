@@ -5,6 +5,8 @@ import { createLogger } from "../../logging/createLogger.js";
 import { connectRedis } from "../../redis/connectRedis.js";
 import { registerScripts } from "../../redis/scriptedRedis.js";
 import { EXIT } from "../exitCodes.js";
+import { Interruption } from "../Interruption.js";
+import { requireConfigSource } from "../requireConfigSource.js";
 import { consumersReapCommand } from "./consumersReapCommand.js";
 import { dlqListCommand } from "./dlqListCommand.js";
 import { dlqPurgeCommand } from "./dlqPurgeCommand.js";
@@ -95,12 +97,32 @@ export async function runOperatorCommand(
     return EXIT.usage;
   }
 
+  // From here a signal ends the command with 130 (SIGINT) or 143 (SIGTERM), all alike.
+  const interruption = new Interruption();
+  try {
+    const code = await connectAndRun(command, values, io, interruption);
+    if (interruption.signalName !== undefined && command.stopsOnSignal !== true) {
+      io.stderr.write(
+        `stream-janitor ${command.words.join(" ")}: interrupted by ${interruption.signalName} before it finished\n`,
+      );
+    }
+    return interruption.exitCode(code);
+  } finally {
+    interruption.dispose();
+  }
+}
+
+async function connectAndRun(
+  command: OperatorCommand,
+  values: OptionValues,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream },
+  interruption: Interruption,
+): Promise<number> {
   let config;
   try {
-    config = await loadConfig({
-      configPath: typeof values.config === "string" ? values.config : undefined,
-      env: process.env,
-    });
+    const configPath = typeof values.config === "string" ? values.config : undefined;
+    requireConfigSource(configPath, process.env);
+    config = await loadConfig({ configPath, env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr.write(`stream-janitor: ${error.message}\n`);
@@ -120,8 +142,12 @@ export async function runOperatorCommand(
       logger,
     }),
   );
+  const session = { config, redis, stdout: io.stdout, stderr: io.stderr };
+  const running = command.run(values, { ...session, signal: interruption.signal });
   try {
-    return await command.run(values, { config, redis, stdout: io.stdout, stderr: io.stderr });
+    if (command.stopsOnSignal === true) return await running;
+    // Nothing to stop at a page boundary: a signal ends the wait (for Redis, say) now.
+    return await Promise.race([running, interruption.whenInterrupted().then(() => EXIT.failure)]);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${error.message}\n`);
@@ -131,6 +157,7 @@ export async function runOperatorCommand(
     io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${prefix}${message(error)}\n`);
     return EXIT.failure;
   } finally {
+    running.catch(() => undefined);
     redis.disconnect();
   }
 }

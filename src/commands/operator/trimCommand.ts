@@ -1,9 +1,11 @@
 import { createProgress } from "../../operator/progress.js";
 import { safeTrim } from "../../operator/safeTrim.js";
 import { EXIT } from "../exitCodes.js";
+import { existingStream } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
+  durationOption,
   integerOption,
   requiredString,
   UsageError,
@@ -13,8 +15,8 @@ import {
 
 export const trimCommand: OperatorCommand = {
   words: ["trim"],
-  synopsis: "trim --stream S (--max-len N | --max-age-ms MS) [--dry-run] [--json]",
-  help: `Usage: stream-janitor trim --stream S (--max-len N | --max-age-ms MS) [--dry-run] [--json]
+  synopsis: "trim --stream S (--max-len N | --max-age D) [--dry-run] [--json]",
+  help: `Usage: stream-janitor trim --stream S (--max-len N | --max-age D) [--dry-run] [--json]
 
 Safe trimming: removes entries from the head of the stream toward the limit, but never one that
 any consumer group of the stream still needs, configured or not: nothing at or after a group's
@@ -26,7 +28,9 @@ Does not need the lease.
 Options:
       --stream S        stream (required)
       --max-len N       keep at most N entries
-      --max-age-ms MS   remove entries older than MS (by their id, on the Redis clock)
+      --max-age D       remove entries older than D (by their id, on the Redis clock):
+                        500ms, 30s, 5m, 2h, 7d or milliseconds
+      --max-age-ms MS   the older spelling of --max-age
       --dry-run         count what would be removed, change nothing
 ${COMMON_HELP}
 
@@ -35,28 +39,33 @@ Prints {"stream":S,"removed":N,"length":N,"blockedBy":[{"group":G,"neededFromId"
 
 Examples:
   stream-janitor trim --stream orders --max-len 1000000 --dry-run
-  stream-janitor trim --stream orders --max-age-ms 86400000 --json`,
+  stream-janitor trim --stream orders --max-age 1d --json`,
+  stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
     stream: { type: "string" },
     "max-len": { type: "string" },
+    "max-age": { type: "string" },
     "max-age-ms": { type: "string" },
     "dry-run": { type: "boolean" },
   },
   validate(values) {
     requiredString(values, "stream");
     const maxLen = integerOption(values, "max-len");
-    const maxAgeMs = integerOption(values, "max-age-ms", 1);
+    const maxAgeMs = durationOption(values, "max-age", "max-age-ms", 1);
     if ((maxLen === undefined) === (maxAgeMs === undefined)) {
-      throw new UsageError("give exactly one of --max-len and --max-age-ms");
+      throw new UsageError("give exactly one of --max-len and --max-age-ms or --max-age");
     }
   },
   async run(values, session) {
+    const stream = requiredString(values, "stream");
+    await existingStream(session, stream);
     const summary = await safeTrim(session.redis, {
-      stream: requiredString(values, "stream"),
+      stream,
       maxLen: integerOption(values, "max-len"),
-      maxAgeMs: integerOption(values, "max-age-ms", 1) ?? 0,
+      maxAgeMs: durationOption(values, "max-age", "max-age-ms", 1) ?? 0,
       dryRun: values["dry-run"] === true,
+      signal: session.signal,
       progress: createProgress("trim", session.stderr),
     });
     if (values.json === true) writeJson(session, summary);
