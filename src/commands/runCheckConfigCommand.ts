@@ -1,4 +1,4 @@
-import type { JanitorConfig } from "../config/types.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 import { formatEffectiveConfig } from "../config/formatEffectiveConfig.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
 import { createLogger } from "../logging/createLogger.js";
@@ -7,11 +7,11 @@ import { detectCapabilities, UnsupportedRedisError } from "../redis/detectCapabi
 import { endpointOf, explainRedisError } from "../redis/describeRedisFailure.js";
 import { isReplyError } from "../redis/replies.js";
 import { requireGroup } from "../redis/requireGroup.js";
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
-import { slotRefusal } from "../sweep/slotRule.js";
+import { slotRefusal } from "../core/slotRule.js";
 import { EXIT } from "./exitCodes.js";
 import type { Interruption } from "./Interruption.js";
 

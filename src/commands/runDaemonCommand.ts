@@ -1,4 +1,4 @@
-import type { JanitorConfig } from "../config/types.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 import { startDaemon, type RunningDaemon } from "../daemon/startDaemon.js";
 import { createLogger } from "../logging/createLogger.js";
 import { HttpListenError } from "../http/createHttpServer.js";

@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "./ConfigError.js";
-import type { RedisConfig } from "./types.js";
+import type { RedisConfig } from "../core/configTypes.js";
 
 /**
  * The redis.* rules that span several keys, and the files they name: each file is read now, at

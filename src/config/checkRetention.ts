@@ -1,6 +1,6 @@
 import { ConfigError } from "./ConfigError.js";
 import { retentionSchema, type LeafSpec } from "./configSchema.js";
-import type { RetentionConfig } from "./types.js";
+import type { RetentionConfig } from "../core/configTypes.js";
 
 type Mapping = Record<string, unknown>;
 

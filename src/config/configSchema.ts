@@ -1,6 +1,6 @@
 import type convict from "convict";
 import { ConfigError, type ConfigProblems } from "./ConfigError.js";
-import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
+import { defaultDeadLetterStream } from "../core/resolveGroup.js";
 import { durationExpected } from "./parseDuration.js";
 import {
   GROUP_ACTIONS,
@@ -8,7 +8,7 @@ import {
   type DiscoverConfig,
   type GroupConfig,
   type JanitorConfig,
-} from "./types.js";
+} from "../core/configTypes.js";
 
 /** What a value must satisfy, in words (for ConfigError) and as a predicate. */
 interface Check {

@@ -1,4 +1,4 @@
-import type { JanitorConfig } from "./types.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 
 export const SECRET_MASK = "***";
 

@@ -20,8 +20,13 @@ import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./r
 import { durationsInMs } from "./parseDuration.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
 import { checkRetention } from "./checkRetention.js";
-import type { DiscoverConfig, GroupConfig, JanitorConfig, RetentionConfig } from "./types.js";
-import { clusterSlotProblems } from "../sweep/slotRule.js";
+import type {
+  DiscoverConfig,
+  GroupConfig,
+  JanitorConfig,
+  RetentionConfig,
+} from "../core/configTypes.js";
+import { clusterSlotProblems } from "./clusterSlotProblems.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */

@@ -1,14 +1,14 @@
 import type { Logger } from "pino";
 import type { LeaderTerm } from "../lease/types.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import { initGroupSeries, recordSweep, sweepChangedGroup } from "../metrics/recordSweep.js";
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import { initGroupSeries, recordSweep, sweepChangedGroup } from "./recordSweep.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
 import { forgetGroupSeries } from "../metrics/forgetGroupSeries.js";
-import { staticGroups, type GroupChange, type GroupSource } from "./GroupSet.js";
-import type { Maintenance } from "./Maintenance.js";
+import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupSet.js";
+import type { Maintenance } from "../maintenance/Maintenance.js";
 
 /** The sweep settings a reload may change while the daemon runs. */
 export interface SweepSettings {

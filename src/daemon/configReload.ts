@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from "prom-client";
 import { ConfigError } from "../config/ConfigError.js";
-import type { JanitorConfig } from "../config/types.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 
 /**
  * Sections read once, when connections, the lease and the HTTP server are built: a reload that

@@ -1,4 +1,4 @@
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 
 /** What the start-up line says about the server: product, version, mode. */
 export interface ServerDescription {

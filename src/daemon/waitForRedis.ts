@@ -4,7 +4,7 @@ import {
   UnsupportedRedisError,
   type RedisCapabilities,
 } from "../redis/detectCapabilities.js";
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 
 /**
  * Start-up must survive a Redis that is not there yet (a sidecar often starts first): retry with

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { plainRedisConfig, type JanitorConfig } from "../config/types.js";
-import { defaultDeadLetterStream } from "../sweep/resolveGroup.js";
+import { plainRedisConfig, type JanitorConfig } from "../core/configTypes.js";
+import { defaultDeadLetterStream } from "../core/resolveGroup.js";
 
 /**
  * Every key the demo touches starts with `demo:` (or `{demo:` for the dead-letter stream, whose

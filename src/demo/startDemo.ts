@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import type { JanitorConfig } from "../config/types.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 import { readVersion } from "../commands/readVersion.js";
 import { startDaemon } from "../daemon/startDaemon.js";
 import { TeardownStack } from "../daemon/TeardownStack.js";

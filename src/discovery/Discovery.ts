@@ -1,16 +1,16 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { GroupChange, GroupSet } from "../daemon/GroupSet.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { GroupChange, GroupSet } from "../core/GroupSet.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   combineGroups,
   scanDiscoverPatterns,
   type DiscoveryInput,
   type DiscoveryScan,
 } from "./discoverGroups.js";
-import { createDiscoveryMetrics, type DiscoveryMetrics } from "./discoveryMetrics.js";
+import { createDiscoveryMetrics, type DiscoveryMetrics } from "../metrics/discoveryMetrics.js";
 import type { ScanNodes } from "./scanNodes.js";
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 
 export interface DiscoveryOptions {
   nodes: ScanNodes;

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import type { DiscoverConfig, JanitorConfig } from "../config/types.js";
-import type { RedisClient } from "../redis/scriptedRedis.js";
-import { resolveGroup, type ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { DiscoverConfig, JanitorConfig } from "../core/configTypes.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 import { compileGlob } from "./globMatch.js";
 import { scanNodesOf, type ScanNodes } from "./scanNodes.js";
 

@@ -1,5 +1,5 @@
 import { Cluster, type Redis } from "ioredis";
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 
 /**
  * The servers whose keyspaces together hold every key: the server itself, or every master of a

@@ -1,6 +1,7 @@
 import type { Lock } from "redlock";
 import type { Timers } from "./timers.js";
-import { LeaseLostError, type Fence, type LeaderTerm, type LostReason } from "./types.js";
+import { LeaseLostError, type LeaderTerm, type LostReason } from "./types.js";
+import { type Fence } from "../core/fence.js";
 
 export interface ActiveTermOptions {
   fence: Fence;

@@ -7,7 +7,8 @@ import { ActiveTerm } from "./ActiveTerm.js";
 import { LeaseLock, type AcquireResult, type LeaseHolder } from "./LeaseLock.js";
 import { OutageLog } from "./OutageLog.js";
 import { realTimers, sleep, type Timers } from "./timers.js";
-import type { Fence, LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
+import type { LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
+import type { Fence } from "../core/fence.js";
 
 export type { LeaseOptions, LeaseHolder };
 

@@ -1,7 +1,8 @@
 import { hostname } from "node:os";
 import Redlock, { ResourceLockedError, type Lock } from "redlock";
-import { sameSlotKey } from "../redis/keySlot.js";
-import { registerScripts, type RedisClient, type ScriptedRedis } from "../redis/scriptedRedis.js";
+import { sameSlotKey } from "../core/keySlot.js";
+import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { type RedisClient } from "../redis/RedisClient.js";
 
 /** Who holds the lease, as recorded at its acquisition. */
 export interface LeaseHolder {

@@ -1,4 +1,5 @@
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { Fence } from "../core/fence.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 import type { Logger } from "pino";
 import type { Timers } from "./timers.js";
 
@@ -24,21 +25,6 @@ export interface LeaseOptions {
   /** Monotonic clock in ms; performance.now() unless a test injects one. */
   now?: () => number;
   timers?: Timers;
-}
-
-/**
- * What mutating scripts check before they change anything. On one server (and under Sentinel)
- * the lease itself: `GET key == value`. On Redis Cluster a script can only read keys of its own
- * hash slot, and the lease key lives in another one, so `slotToken` is set instead and each
- * script checks and raises a fence in its stream's slot (src/sweep/slotFence.ts).
- */
-export interface Fence {
-  /** The lease key. */
-  readonly key: string;
-  /** The lease value of this term. */
-  readonly value: string;
-  /** Redis Cluster: this term's fencing token, checked per slot instead of the lease value. */
-  readonly slotToken?: number;
 }
 
 /** One term of leadership: act only while `signal` is not aborted. */

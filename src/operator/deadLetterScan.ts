@@ -1,5 +1,5 @@
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { HeldBackTally } from "./HeldBackTally.js";
 
 export type DeadLetterReason = "max-deliveries" | "action";

@@ -1,11 +1,11 @@
-import type { JanitorConfig, RetentionConfig } from "../config/types.js";
+import type { JanitorConfig, RetentionConfig } from "../core/configTypes.js";
 import { companionKey } from "../lease/LeaseLock.js";
-import { readGroupSnapshots, type GroupReading } from "../metrics/readGroupSnapshots.js";
-import type { Command, PipelineReply } from "../metrics/runPipeline.js";
-import { runReadPipeline } from "../metrics/runReadPipeline.js";
-import type { RedisClient } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
-import { compareStreamIds, streamIdMs } from "./streamIds.js";
+import { readGroupSnapshots, type GroupReading } from "../scrape/readGroupSnapshots.js";
+import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
+import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import { compareStreamIds, streamIdMs } from "../core/streamIds.js";
 
 /** Consumers listed per group: those holding the most pending entries. */
 export const TOP_CONSUMERS = 3;

@@ -1,5 +1,5 @@
-import type { RedisClient } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 
 /** The metadata fields a dead letter (or a redriven copy) may carry, recognised by name. */
 export const METADATA_FIELDS: readonly string[] = [

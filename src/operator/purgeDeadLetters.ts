@@ -1,5 +1,5 @@
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   DEAD_LETTER_PAGE_SIZE,
   distinctIds,
@@ -8,7 +8,8 @@ import {
 } from "./deadLetterScan.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "./progress.js";
-import { compareStreamIds, redisNowMs } from "./streamIds.js";
+import { compareStreamIds } from "../core/streamIds.js";
+import { redisNowMs } from "../redis/redisNowMs.js";
 
 export interface PurgeOptions {
   /** Only dead letters added at least this long ago (by their id, on the Redis clock). */

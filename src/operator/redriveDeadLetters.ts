@@ -1,6 +1,6 @@
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   countDeadLetters,
   DEAD_LETTER_PAGE_SIZE,

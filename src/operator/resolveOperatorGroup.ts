@@ -1,6 +1,6 @@
 import { groupSchema } from "../config/configSchema.js";
-import type { GroupConfig, JanitorConfig } from "../config/types.js";
-import { resolveGroup, type ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { GroupConfig, JanitorConfig } from "../core/configTypes.js";
+import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 
 /**
  * The settings `--stream S --group G` stand for: the configured pair's (dead-letter stream,

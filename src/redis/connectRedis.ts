@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
-import type { RedisConfig } from "../config/types.js";
+import type { RedisConfig } from "../core/configTypes.js";
 import type { RedisEndpointSettings } from "./connectionOptions.js";
 import { createClusterClient } from "./createClusterClient.js";
 import { createRedisClient } from "./createRedisClient.js";
-import type { RedisClient } from "./scriptedRedis.js";
+import type { RedisClient } from "./RedisClient.js";
 
 export interface ConnectionRole {
   /** Shown in CLIENT LIST (on every node of a cluster). */

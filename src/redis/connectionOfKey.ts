@@ -1,6 +1,6 @@
 import { Cluster, type Redis } from "ioredis";
-import { keySlot } from "./keySlot.js";
-import type { RedisClient } from "./scriptedRedis.js";
+import { keySlot } from "../core/keySlot.js";
+import type { RedisClient } from "./RedisClient.js";
 
 /**
  * The connection that carries the commands about `key`: the client itself on one server; on

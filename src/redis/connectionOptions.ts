@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "node:tls";
 import type { RedisOptions, SentinelAddress } from "ioredis";
-import type { RedisConfig } from "../config/types.js";
+import type { RedisConfig } from "../core/configTypes.js";
 
 /** What the factory needs from the configuration; `url` and `password` at least. */
 export type RedisEndpointSettings = Pick<RedisConfig, "url" | "password"> &

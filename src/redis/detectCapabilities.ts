@@ -1,5 +1,5 @@
 import { asArray, kvList } from "./replies.js";
-import type { RedisClient } from "./scriptedRedis.js";
+import type { RedisClient } from "./RedisClient.js";
 
 export type ServerProduct = "redis" | "valkey";
 

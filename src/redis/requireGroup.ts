@@ -1,5 +1,5 @@
 import { classifyReplyError, findGroup, isReplyError, type GroupInfo } from "./replies.js";
-import type { RedisClient } from "./scriptedRedis.js";
+import type { RedisClient } from "./RedisClient.js";
 
 /**
  * Checks that `stream` exists, is a stream and has `group`, with one body-free read

@@ -1,5 +1,5 @@
-import type { RedisClient } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "./resolveGroup.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 
 function groupNames(reply: unknown): string[] {
   if (!Array.isArray(reply)) return [];

@@ -1,5 +1,5 @@
 import { emptyResult, type GroupSweepResult } from "./GroupSweepResult.js";
-import type { ResolvedGroup } from "./resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { sweepOnce, type SweepContext } from "./sweepOnce.js";
 
 /**

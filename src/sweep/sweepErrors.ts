@@ -2,7 +2,7 @@ import type { SweepErrorKind } from "./GroupSweepResult.js";
 
 /**
  * The error codes the sweep script starts its refusals with (see the header of
- * src/redis/scripts/sweepPage.lua), and the Redis error codes it passes on, mapped to the kind
+ * src/scripts/lua/sweepPage.lua), and the Redis error codes it passes on, mapped to the kind
  * reported in results and in `sweep_failures_total{kind}`. Every refusal changes nothing.
  */
 export const SWEEP_ERROR_CODES = {

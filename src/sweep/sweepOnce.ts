@@ -1,15 +1,16 @@
 import type { Logger } from "pino";
 import { requireGroup } from "../redis/requireGroup.js";
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { checkRequeueTarget } from "./checkRequeueTarget.js";
 import { emptyResult, MAX_REPORTED_IDS, type GroupSweepResult } from "./GroupSweepResult.js";
 import { PageSizer } from "./PageSizer.js";
-import type { ResolvedGroup } from "./resolveGroup.js";
-import { LeaseLostError, type Fence, type LostReason } from "../lease/types.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import { LeaseLostError, type LostReason } from "../lease/types.js";
+import { type Fence } from "../core/fence.js";
 import { classifySweepError } from "./sweepErrors.js";
 import { fenceAboveToken } from "./slotFence.js";
-import { slotRefusal } from "./slotRule.js";
-import { runSweepPage, type PageResult } from "./sweepPageScript.js";
+import { slotRefusal } from "../core/slotRule.js";
+import { runSweepPage, type PageResult } from "../scripts/sweepPage.js";
 
 export interface SweepContext {
   redis: ScriptedRedis;

@@ -3,8 +3,8 @@
  * (one pipeline) and over three masters (one pipeline per node).
  */
 import type { Cluster, Redis } from "ioredis";
-import { readGroupSnapshots } from "../../src/metrics/readGroupSnapshots.js";
-import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
+import { readGroupSnapshots } from "../../src/scrape/readGroupSnapshots.js";
+import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { group } from "./clusterThroughput.js";
 
 /** 1,000 groups with a few pending entries each: 250 streams with 4 groups. */

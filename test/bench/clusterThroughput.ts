@@ -5,10 +5,10 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import { pino } from "pino";
-import type { Fence } from "../../src/lease/types.js";
+import type { Fence } from "../../src/core/fence.js";
 import { connectRedis } from "../../src/redis/connectRedis.js";
-import { registerScripts, type ScriptedRedis } from "../../src/redis/scriptedRedis.js";
-import { resolveGroup, type ResolvedGroup } from "../../src/sweep/resolveGroup.js";
+import { registerScripts, type ScriptedRedis } from "../../src/scripts/scriptedRedis.js";
+import { resolveGroup, type ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { RedisCluster } from "../support/redisCluster.js";
 import type { BenchOptions } from "./scenario.js";

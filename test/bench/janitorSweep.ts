@@ -1,9 +1,9 @@
 import { pino } from "pino";
 import { createRedisClient } from "../../src/redis/createRedisClient.js";
-import { registerScripts, type ScriptedRedis } from "../../src/redis/scriptedRedis.js";
+import { registerScripts, type ScriptedRedis } from "../../src/scripts/scriptedRedis.js";
 import type { GroupSweepResult } from "../../src/sweep/GroupSweepResult.js";
-import { resolveGroup, type ResolvedGroup } from "../../src/sweep/resolveGroup.js";
-import type { Fence } from "../../src/lease/types.js";
+import { resolveGroup, type ResolvedGroup } from "../../src/core/resolveGroup.js";
+import type { Fence } from "../../src/core/fence.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { SweepPath } from "./naiveLoop.js";
 

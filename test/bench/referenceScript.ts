@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import type { SweepPath } from "./naiveLoop.js";
 
 /**

@@ -55,7 +55,7 @@ const RESULTS = new URL("../../../", import.meta.url);
  * the same code; the scripts and a package.json (type module, version) are copied next to it.
  */
 function prepareBuild(): void {
-  cpSync(new URL("src/redis/scripts/", ROOT), new URL("redis/scripts/", BUILD_SRC), {
+  cpSync(new URL("src/scripts/lua/", ROOT), new URL("scripts/lua/", BUILD_SRC), {
     recursive: true,
   });
   const pkg = JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { keySlot } from "../../src/redis/keySlot.js";
+import { keySlot } from "../../src/core/keySlot.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";

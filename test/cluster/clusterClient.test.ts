@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { pipelinePerNode } from "../../src/metrics/pipelinePerNode.js";
-import { RedisUnavailableError } from "../../src/metrics/runPipeline.js";
+import { pipelinePerNode } from "../../src/redis/pipeline/pipelinePerNode.js";
+import { RedisUnavailableError } from "../../src/redis/pipeline/runPipeline.js";
 import { connectionOfKey } from "../../src/redis/connectionOfKey.js";
 import { createClusterClient } from "../../src/redis/createClusterClient.js";
 import { useRedisCluster } from "../support/redisCluster.js";

@@ -1,8 +1,8 @@
 import type { Cluster } from "ioredis";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { JanitorConfig } from "../../src/config/types.js";
-import { keySlot } from "../../src/redis/keySlot.js";
-import { slotFenceKey } from "../../src/sweep/slotFence.js";
+import type { JanitorConfig } from "../../src/core/configTypes.js";
+import { keySlot } from "../../src/core/keySlot.js";
+import { slotFenceKey } from "../../src/core/fence.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";

@@ -1,10 +1,11 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
-import type { GroupConfig } from "../../src/config/types.js";
-import { hashTag, keySlot, sameSlotKey } from "../../src/redis/keySlot.js";
-import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
-import { clusterSlotProblems, slotViolations } from "../../src/sweep/slotRule.js";
+import type { GroupConfig } from "../../src/core/configTypes.js";
+import { hashTag, keySlot, sameSlotKey } from "../../src/core/keySlot.js";
+import { defaultDeadLetterStream } from "../../src/core/resolveGroup.js";
+import { slotViolations } from "../../src/core/slotRule.js";
+import { clusterSlotProblems } from "../../src/config/clusterSlotProblems.js";
 import { startRedis, type RedisServer } from "../support/redisServer.js";
 
 /** Names whose braces sit in every odd place Redis' hash-tag rule distinguishes. */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import type { JanitorConfig } from "../../src/config/types.js";
+import type { JanitorConfig } from "../../src/core/configTypes.js";
 
 /** A scratch directory for configuration and password files, removed by `remove()`. */
 export interface TempDir {

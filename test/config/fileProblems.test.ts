@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { plainRedisConfig } from "../../src/config/types.js";
+import { plainRedisConfig } from "../../src/core/configTypes.js";
 import { runCli } from "../support/daemonProcess.js";
 import { SECTIONS, expectConfigError, makeTempDir, type TempDir } from "./configFiles.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { plainRedisConfig, type JanitorConfig } from "../../src/config/types.js";
+import { plainRedisConfig, type JanitorConfig } from "../../src/core/configTypes.js";
 import { makeTempDir, type TempDir } from "./configFiles.js";
 
 const DEFAULTS: JanitorConfig = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GroupSet, type GroupChange } from "../../src/daemon/GroupSet.js";
+import { GroupSet, type GroupChange } from "../../src/core/GroupSet.js";
 import { groupConfig } from "../support/sweepHarness.js";
 
 describe("GroupSet", () => {

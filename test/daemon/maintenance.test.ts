@@ -1,12 +1,12 @@
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { Maintenance } from "../../src/daemon/Maintenance.js";
+import { Maintenance } from "../../src/maintenance/Maintenance.js";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../../src/metrics/maintenanceMetrics.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";

@@ -2,7 +2,7 @@ import { getEventListeners } from "node:events";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { waitForRedis } from "../../src/daemon/waitForRedis.js";
-import type { RedisClient } from "../../src/redis/scriptedRedis.js";
+import type { RedisClient } from "../../src/redis/RedisClient.js";
 
 describe("waitForRedis", () => {
   it("leaves no abort listener behind across many retries (no MaxListenersExceededWarning)", async () => {

@@ -34,7 +34,7 @@ describe("npm package", () => {
         "LICENSE",
         "README.md",
         "package.json",
-        "dist/redis/scripts/sweepPage.lua",
+        "dist/scripts/lua/sweepPage.lua",
         "deploy/prometheus/stream-janitor.rules.yml",
         "deploy/prometheus/runbook.md",
         "deploy/grafana/stream-janitor.json",

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { pino, type Logger } from "pino";
-import type { DiscoverConfig, JanitorConfig } from "../../src/config/types.js";
+import type { DiscoverConfig, JanitorConfig } from "../../src/core/configTypes.js";
 import { startDaemon, type RunningDaemon } from "../../src/daemon/startDaemon.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { testConfig } from "../support/testConfig.js";

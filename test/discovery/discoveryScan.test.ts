@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
-import { GroupSet } from "../../src/daemon/GroupSet.js";
+import { GroupSet } from "../../src/core/GroupSet.js";
 import { Discovery } from "../../src/discovery/Discovery.js";
 import { discoverGroups, scanDiscoverPatterns } from "../../src/discovery/discoverGroups.js";
 import { checkHasWork } from "../../src/config/checkHasWork.js";

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { companionKey, LeaseLock } from "../../src/lease/LeaseLock.js";
-import { keySlot } from "../../src/redis/keySlot.js";
+import { keySlot } from "../../src/core/keySlot.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
 import { waitFor } from "../support/waitFor.js";
 import { COMMAND_TIMEOUT_MS, leaseConnection } from "./leaseTestKit.js";

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
-import { PelScanner } from "../../src/metrics/PelScanner.js";
+import { PelScanner } from "../../src/scrape/PelScanner.js";
 import { commandCalls } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";

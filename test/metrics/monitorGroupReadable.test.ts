@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
-import { recordSweep } from "../../src/metrics/recordSweep.js";
+import { recordSweep } from "../../src/daemon/recordSweep.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";

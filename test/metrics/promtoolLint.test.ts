@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { recordSweep } from "../../src/metrics/recordSweep.js";
+import { recordSweep } from "../../src/daemon/recordSweep.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";

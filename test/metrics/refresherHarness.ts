@@ -1,12 +1,12 @@
 import type { Redis } from "ioredis";
 import { Registry } from "prom-client";
-import { plainRedisConfig, type JanitorConfig } from "../../src/config/types.js";
+import { plainRedisConfig, type JanitorConfig } from "../../src/core/configTypes.js";
 import {
   createScrapeRefresher,
   type ScrapeRefresher,
-} from "../../src/metrics/createScrapeRefresher.js";
+} from "../../src/scrape/createScrapeRefresher.js";
 import { createJanitorMetrics, type JanitorMetrics } from "../../src/metrics/janitorMetrics.js";
-import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { captureLogger } from "../support/sweepHarness.js";
 
 /** A complete configuration, by hand: only the metrics section matters to the refresher. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { RedisTimeoutError, type Command } from "../../src/metrics/runPipeline.js";
-import { runPipelineBatches } from "../../src/metrics/runPipelineBatches.js";
+import { RedisTimeoutError, type Command } from "../../src/redis/pipeline/runPipeline.js";
+import { runPipelineBatches } from "../../src/redis/pipeline/runPipelineBatches.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 
 const fixture = useRedisServer();

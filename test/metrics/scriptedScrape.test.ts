@@ -3,8 +3,8 @@ import {
   readGroupSnapshots,
   type GroupReading,
   type ScrapeSnapshot,
-} from "../../src/metrics/readGroupSnapshots.js";
-import type { ResolvedGroup } from "../../src/sweep/resolveGroup.js";
+} from "../../src/scrape/readGroupSnapshots.js";
+import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { commandCalls } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { reapConsumers } from "../../src/operator/reapConsumers.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { reapConsumers } from "../../src/maintenance/reapConsumers.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 

@@ -5,7 +5,7 @@ import {
   RedriveRefusedError,
   type RedriveOptions,
 } from "../../src/operator/redriveDeadLetters.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import {

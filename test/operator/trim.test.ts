@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { safeTrim, type TrimRequest } from "../../src/operator/safeTrim.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { safeTrim, type TrimRequest } from "../../src/maintenance/safeTrim.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 

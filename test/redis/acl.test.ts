@@ -6,7 +6,7 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Lease } from "../../src/lease/Lease.js";
 import { createRedisClient } from "../../src/redis/createRedisClient.js";
-import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
+import { defaultDeadLetterStream } from "../../src/core/resolveGroup.js";
 import { pattern } from "../discovery/discoveryHarness.js";
 import { ACL_FILE, aclFileForTest, aclUsers } from "../support/aclFile.js";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";

@@ -1,9 +1,9 @@
 import type { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { plainRedisConfig } from "../../src/config/types.js";
+import { plainRedisConfig } from "../../src/core/configTypes.js";
 import { Lease } from "../../src/lease/Lease.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
@@ -11,8 +11,8 @@ import { uniquePrefix } from "../support/redisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
-import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
-import { runSweepPage } from "../../src/sweep/sweepPageScript.js";
+import { defaultDeadLetterStream } from "../../src/core/resolveGroup.js";
+import { runSweepPage } from "../../src/scripts/sweepPage.js";
 import { groupConfig } from "../support/sweepHarness.js";
 
 let set: SentinelSet;

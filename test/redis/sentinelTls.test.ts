@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { plainRedisConfig, type RedisTlsConfig } from "../../src/config/types.js";
+import { plainRedisConfig, type RedisTlsConfig } from "../../src/core/configTypes.js";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";

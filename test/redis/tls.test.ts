@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import { plainRedisConfig, type RedisTlsConfig } from "../../src/config/types.js";
-import { defaultDeadLetterStream } from "../../src/sweep/resolveGroup.js";
+import { plainRedisConfig, type RedisTlsConfig } from "../../src/core/configTypes.js";
+import { defaultDeadLetterStream } from "../../src/core/resolveGroup.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { keySlot } from "../../src/redis/keySlot.js";
+import { keySlot } from "../../src/core/keySlot.js";
 import { waitFor } from "./waitFor.js";
 
 /** Slot arithmetic and slot-map reads of the test cluster (see redisCluster.ts). */

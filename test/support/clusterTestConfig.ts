@@ -1,4 +1,4 @@
-import type { JanitorConfig } from "../../src/config/types.js";
+import type { JanitorConfig } from "../../src/core/configTypes.js";
 import type { RedisCluster } from "./redisCluster.js";
 import { testConfig } from "./testConfig.js";
 

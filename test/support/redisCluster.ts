@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
-import { keySlot } from "../../src/redis/keySlot.js";
+import { keySlot } from "../../src/core/keySlot.js";
 import {
   clusterInfo,
   keysOnEveryMaster,

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
 import { pino, type Logger } from "pino";
-import type { GroupConfig } from "../../src/config/types.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
-import { resolveGroup, type ResolvedGroup } from "../../src/sweep/resolveGroup.js";
-import type { Fence } from "../../src/lease/types.js";
+import type { GroupConfig } from "../../src/core/configTypes.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
+import { resolveGroup, type ResolvedGroup } from "../../src/core/resolveGroup.js";
+import type { Fence } from "../../src/core/fence.js";
 import type { SweepContext } from "../../src/sweep/sweepOnce.js";
 
 export function groupConfig(stream: string, overrides: Partial<GroupConfig> = {}): ResolvedGroup {

@@ -1,4 +1,8 @@
-import { plainRedisConfig, type GroupConfig, type JanitorConfig } from "../../src/config/types.js";
+import {
+  plainRedisConfig,
+  type GroupConfig,
+  type JanitorConfig,
+} from "../../src/core/configTypes.js";
 
 /** A full configuration with timings small enough for tests (the contract allows a few ms). */
 export function testConfig(

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
-import type { RedisTlsConfig } from "../../src/config/types.js";
+import type { RedisTlsConfig } from "../../src/core/configTypes.js";
 import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
 import { LeaseLostError, type LeaderTerm } from "../../src/lease/types.js";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { writeConfigFile } from "../support/daemonProcess.js";

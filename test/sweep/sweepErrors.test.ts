@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { classifySweepError, SWEEP_ERROR_CODES } from "../../src/sweep/sweepErrors.js";
 
 const script = readFileSync(
-  new URL("../../src/redis/scripts/sweepPage.lua", import.meta.url),
+  new URL("../../src/scripts/lua/sweepPage.lua", import.meta.url),
   "utf8",
 );
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runSweepPage } from "../../src/sweep/sweepPageScript.js";
+import { runSweepPage } from "../../src/scripts/sweepPage.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
-import { registerScripts } from "../../src/redis/scriptedRedis.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import {
   addStuckEntries,
   entryFields,

@@ -2,8 +2,8 @@ import type { ParseArgsConfig } from "node:util";
 
 export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 import { DURATION_FORM, parseDuration } from "../../config/parseDuration.js";
-import type { JanitorConfig } from "../../config/types.js";
-import type { ScriptedRedis } from "../../redis/scriptedRedis.js";
+import type { JanitorConfig } from "../../core/configTypes.js";
+import type { ScriptedRedis } from "../../scripts/scriptedRedis.js";
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 

@@ -1,5 +1,5 @@
-import { janitorConsumerName } from "../../operator/janitorConsumerName.js";
-import { reapConsumers } from "../../operator/reapConsumers.js";
+import { janitorConsumerName } from "../../core/janitorConsumerName.js";
+import { reapConsumers } from "../../maintenance/reapConsumers.js";
 import { EXIT } from "../exitCodes.js";
 import { existingGroup } from "./existingGroup.js";
 import {

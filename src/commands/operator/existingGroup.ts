@@ -1,6 +1,6 @@
 import { requireGroup, requireStream } from "../../redis/requireGroup.js";
 import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
-import type { ResolvedGroup } from "../../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../../core/resolveGroup.js";
 import { classifySweepError } from "../../sweep/sweepErrors.js";
 import { OperatorFailure, type OperatorSession } from "./OperatorCommand.js";
 

@@ -1,6 +1,6 @@
 import { formatInspectReport } from "../../operator/formatInspectReport.js";
 import { readInspectReport } from "../../operator/inspectReport.js";
-import { resolveGroup } from "../../sweep/resolveGroup.js";
+import { resolveGroup } from "../../core/resolveGroup.js";
 import { EXIT } from "../exitCodes.js";
 import { COMMON_HELP, COMMON_OPTIONS, writeJson, type OperatorCommand } from "./OperatorCommand.js";
 

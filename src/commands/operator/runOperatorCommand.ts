@@ -3,7 +3,7 @@ import { ConfigError } from "../../config/ConfigError.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import { createLogger } from "../../logging/createLogger.js";
 import { connectRedis } from "../../redis/connectRedis.js";
-import { registerScripts } from "../../redis/scriptedRedis.js";
+import { registerScripts } from "../../scripts/scriptedRedis.js";
 import { EXIT } from "../exitCodes.js";
 import { Interruption } from "../Interruption.js";
 import { requireConfigSource } from "../requireConfigSource.js";

@@ -1,5 +1,5 @@
 import { createProgress } from "../../operator/progress.js";
-import { safeTrim } from "../../operator/safeTrim.js";
+import { safeTrim } from "../../maintenance/safeTrim.js";
 import { EXIT } from "../exitCodes.js";
 import { existingStream } from "./existingGroup.js";
 import {

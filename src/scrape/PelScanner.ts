@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { RedisClient } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   classifyReplyError,
   isReplyError,
@@ -8,7 +8,7 @@ import {
   parseRedisTime,
   type PendingEntry,
 } from "../redis/replies.js";
-import { runPipeline, replyValue, type Command } from "./runPipeline.js";
+import { runPipeline, replyValue, type Command } from "../redis/pipeline/runPipeline.js";
 
 /** The exact PEL extremes of one group, as of one full scan. */
 export interface PelScanResult {

@@ -1,5 +1,5 @@
 import { Cluster } from "ioredis";
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../RedisClient.js";
 import { pipelinePerNode } from "./pipelinePerNode.js";
 import { type Command, type PipelineReply } from "./runPipeline.js";
 import { runPipelineBatches } from "./runPipelineBatches.js";

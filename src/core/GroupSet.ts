@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "./resolveGroup.js";
 
 /** What changed between two lists of groups, by `stream/group` id. */
 export interface GroupChange {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Cluster, Redis } from "ioredis";
+import type { RedisClient } from "../redis/RedisClient.js";
 
 /**
  * The Lua scripts, one file each under ./scripts, registered once per connection with
@@ -25,11 +25,10 @@ export type ScriptCommands = Record<
   (numberOfKeys: number, ...args: ScriptArg[]) => Promise<unknown>
 >;
 
-export type RedisClient = Redis | Cluster;
 export type ScriptedRedis = RedisClient & ScriptCommands;
 
 function readScript(file: string): string {
-  return readFileSync(new URL(`./scripts/${file}`, import.meta.url), "utf8");
+  return readFileSync(new URL(`./lua/${file}`, import.meta.url), "utf8");
 }
 
 export function registerScripts(redis: RedisClient): ScriptedRedis {

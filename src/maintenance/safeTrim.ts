@@ -1,7 +1,7 @@
-import type { Fence } from "../lease/types.js";
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
-import { fenceArguments } from "../sweep/slotFence.js";
-import type { Progress } from "./progress.js";
+import type { Fence } from "../core/fence.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { fenceArguments } from "../core/fence.js";
+import type { Progress } from "../operator/progress.js";
 
 export interface TrimRequest {
   stream: string;

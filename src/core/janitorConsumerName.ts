@@ -1,4 +1,4 @@
-import type { JanitorConfig } from "../config/types.js";
+import type { JanitorConfig } from "./configTypes.js";
 
 /** The janitor's own consumer inside each group (`sweep.consumerName`): reaping never deletes it. */
 export function janitorConsumerName(config: Pick<JanitorConfig, "sweep">): string {

@@ -1,5 +1,5 @@
 import { Cluster } from "ioredis";
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 import {
   classifyReplyError,
   isReplyError,
@@ -10,15 +10,15 @@ import {
   type GroupInfo,
   type ReplyProblem,
 } from "../redis/replies.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   RedisUnavailableError,
   replyValue,
   type Command,
   type PipelineReply,
-} from "./runPipeline.js";
+} from "../redis/pipeline/runPipeline.js";
 import { readGroupSnapshotsScripted } from "./readGroupStatsScript.js";
-import { runReadPipeline } from "./runReadPipeline.js";
+import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {

@@ -1,4 +1,4 @@
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../RedisClient.js";
 import { RedisTimeoutError, runPipeline, type Command, type PipelineReply } from "./runPipeline.js";
 
 /**

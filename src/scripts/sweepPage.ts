@@ -1,11 +1,11 @@
-import type { GroupAction } from "../config/types.js";
-import type { Fence } from "../lease/types.js";
-import type { ScriptArg, ScriptedRedis } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "./resolveGroup.js";
-import { fenceArguments } from "./slotFence.js";
+import type { GroupAction } from "../core/configTypes.js";
+import type { Fence } from "../core/fence.js";
+import type { ScriptArg, ScriptedRedis } from "./scriptedRedis.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import { fenceArguments } from "../core/fence.js";
 
 /**
- * The interface of src/redis/scripts/sweepPage.lua, in one place: the typed request, the
+ * The interface of src/scripts/lua/sweepPage.lua, in one place: the typed request, the
  * builder of its KEYS and ARGV (name/value pairs), and the named result parsed from its reply.
  */
 export interface PageRequest {

@@ -1,5 +1,5 @@
-import type { GroupConfig } from "../config/types.js";
-import { hashTag, keySlot, sameSlotKey } from "../redis/keySlot.js";
+import type { GroupConfig } from "./configTypes.js";
+import { hashTag, keySlot, sameSlotKey } from "./keySlot.js";
 
 /** A configured group with its target keys worked out. */
 export interface ResolvedGroup extends GroupConfig {

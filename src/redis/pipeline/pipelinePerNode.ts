@@ -1,5 +1,5 @@
 import type { Cluster } from "ioredis";
-import { keySlot } from "../redis/keySlot.js";
+import { keySlot } from "../../core/keySlot.js";
 import {
   RedisUnavailableError,
   runPipeline,

@@ -1,14 +1,14 @@
 import type { Logger } from "pino";
-import type { JanitorConfig } from "../config/types.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
-import type { RedisClient } from "../redis/scriptedRedis.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { applyGroupGauges, dropGroupGauges, SeriesLabels } from "./applyGroupGauges.js";
-import { GroupStates } from "./GroupStates.js";
-import type { JanitorMetrics } from "./janitorMetrics.js";
+import { GroupStates } from "../metrics/GroupStates.js";
+import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import { PelScanner } from "./PelScanner.js";
 import { readGroupSnapshots } from "./readGroupSnapshots.js";
-import { RedisUnavailableError, runPipeline } from "./runPipeline.js";
+import { RedisUnavailableError, runPipeline } from "../redis/pipeline/runPipeline.js";
 
 export interface ScrapeRefresherOptions {
   redis: RedisClient;

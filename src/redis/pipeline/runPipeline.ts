@@ -1,4 +1,4 @@
-import type { RedisClient } from "../redis/scriptedRedis.js";
+import type { RedisClient } from "../RedisClient.js";
 
 export type Command = readonly [name: string, ...args: (string | number)[]];
 

@@ -1,15 +1,15 @@
 import type { Logger } from "pino";
-import type { RetentionConfig } from "../config/types.js";
-import type { Fence } from "../lease/types.js";
+import type { RetentionConfig } from "../core/configTypes.js";
+import type { Fence } from "../core/fence.js";
 import type { MaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
-import { reapConsumers } from "../operator/reapConsumers.js";
-import { safeTrim } from "../operator/safeTrim.js";
+import { reapConsumers } from "./reapConsumers.js";
+import { safeTrim } from "./safeTrim.js";
 import { parseXinfoGroups } from "../redis/replies.js";
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { fenceAboveToken } from "../sweep/slotFence.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 
 export interface MaintenanceOptions {
   redis: ScriptedRedis;

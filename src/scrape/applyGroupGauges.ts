@@ -1,6 +1,6 @@
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
-import type { GroupGauge } from "./GroupGauge.js";
-import type { JanitorMetrics } from "./janitorMetrics.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import type { GroupGauge } from "../metrics/GroupGauge.js";
+import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
 import type { GroupValues, ScrapeSnapshot } from "./readGroupSnapshots.js";
 import { idMs } from "../redis/replies.js";

@@ -1,6 +1,6 @@
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
-import type { JanitorMetrics } from "./janitorMetrics.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 
 /** Turns one group's sweep result into counter increments (the leader's view of its work). */
 export function recordSweep(

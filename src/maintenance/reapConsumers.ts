@@ -1,6 +1,6 @@
-import type { Fence } from "../lease/types.js";
-import type { ScriptedRedis } from "../redis/scriptedRedis.js";
-import { fenceArguments } from "../sweep/slotFence.js";
+import type { Fence } from "../core/fence.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { fenceArguments } from "../core/fence.js";
 
 export interface ReapRequest {
   stream: string;

@@ -1,9 +1,10 @@
-import type { RedisClient, ScriptArg } from "../redis/scriptedRedis.js";
-import { registerScripts } from "../redis/scriptedRedis.js";
+import type { ScriptArg } from "../scripts/scriptedRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import { registerScripts } from "../scripts/scriptedRedis.js";
 import { classifyReplyError, isReplyError } from "../redis/replies.js";
-import type { ResolvedGroup } from "../sweep/resolveGroup.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { GroupReading, GroupValues, ScrapeSnapshot } from "./readGroupSnapshots.js";
-import { RedisTimeoutError, RedisUnavailableError } from "./runPipeline.js";
+import { RedisTimeoutError, RedisUnavailableError } from "../redis/pipeline/runPipeline.js";
 
 /**
  * Groups per readGroupStats call: about 1.5 ms of Redis time (four reads per group, each costing
