@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { cliStartupScenario } from "./cliStartup.js";
 import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
 import { instructionsScenario } from "./instructions.js";
@@ -31,6 +32,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "6": tlsCostScenario,
   "7": sparseScenario,
   "8": discoveryScenario,
+  "9": cliStartupScenario,
 };
 /**
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
@@ -139,7 +141,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const key of selected) {
     const scenario = SCENARIOS[key.trim()] ?? OPTIONAL[key.trim()];
-    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-8, o, c or i`);
+    if (scenario === undefined) throw new Error(`unknown scenario ${key}: use 1-9, o, c or i`);
     options.log(`scenario ${key}...`);
     const scenarioStarted = performance.now();
     const loadBefore = loadavg()[0] ?? 0;
