@@ -33,8 +33,14 @@ const LAYERS = [
     note: "configuration: schema, loading, validation",
   },
   {
+    name: "metrics",
+    members: ["metrics"],
+    peersMayImport: true,
+    note: "Prometheus plumbing and the one table of metric definitions",
+  },
+  {
     name: "services",
-    members: ["lease", "sweep", "metrics", "discovery", "operator"],
+    members: ["lease", "sweep", "discovery", "maintenance", "scrape"],
     // true: services may use each other (no cycles); false: each service uses only lower layers.
     peersMayImport: true,
     note: "domain services",
@@ -44,6 +50,12 @@ const LAYERS = [
     members: ["daemon", "http"],
     peersMayImport: true,
     note: "the daemon's runtime",
+  },
+  {
+    name: "operator",
+    members: ["operator"],
+    peersMayImport: true,
+    note: "the operator commands' operations (inspect, dlq): above the daemon, which never needs them",
   },
   {
     name: "commands",

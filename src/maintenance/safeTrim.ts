@@ -1,7 +1,7 @@
 import type { Fence } from "../core/fence.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { fenceArguments } from "../core/fence.js";
-import type { Progress } from "../operator/progress.js";
+import type { Progress } from "../core/Progress.js";
 
 export interface TrimRequest {
   stream: string;

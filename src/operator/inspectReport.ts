@@ -1,6 +1,7 @@
 import type { JanitorConfig, RetentionConfig } from "../core/configTypes.js";
 import { companionKey } from "../lease/LeaseLock.js";
-import { readGroupSnapshots, type GroupReading } from "../scrape/readGroupSnapshots.js";
+import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
+import { type GroupReading } from "../scrape/GroupReading.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import type { RedisClient } from "../redis/RedisClient.js";

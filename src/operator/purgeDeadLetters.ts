@@ -7,7 +7,7 @@ import {
   type DeadLetterReason,
 } from "./deadLetterScan.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
-import type { Progress } from "./progress.js";
+import type { Progress } from "../core/Progress.js";
 import { compareStreamIds } from "../core/streamIds.js";
 import { redisNowMs } from "../redis/redisNowMs.js";
 

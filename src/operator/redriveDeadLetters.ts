@@ -11,7 +11,7 @@ import {
   type RedrivePage,
 } from "./deadLetterScan.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
-import type { Progress } from "./progress.js";
+import type { Progress } from "../core/Progress.js";
 import type { RateLimiter } from "./RateLimiter.js";
 
 export interface RedriveOptions {

@@ -2,7 +2,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { GroupGauge } from "../metrics/GroupGauge.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
-import type { GroupValues, ScrapeSnapshot } from "./readGroupSnapshots.js";
+import type { GroupValues, ScrapeSnapshot } from "./GroupReading.js";
 import { idMs } from "../redis/replies.js";
 
 export interface GaugeOptions {

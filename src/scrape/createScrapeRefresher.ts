@@ -4,7 +4,7 @@ import type { RedisCapabilities } from "../redis/detectCapabilities.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { applyGroupGauges, dropGroupGauges, SeriesLabels } from "./applyGroupGauges.js";
-import { GroupStates } from "../metrics/GroupStates.js";
+import { GroupStates } from "./GroupStates.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import { PelScanner } from "./PelScanner.js";
 import { readGroupSnapshots } from "./readGroupSnapshots.js";

@@ -3,7 +3,7 @@ import type { RedisClient } from "../redis/RedisClient.js";
 import { registerScripts } from "../scripts/scriptedRedis.js";
 import { classifyReplyError, isReplyError } from "../redis/replies.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import type { GroupReading, GroupValues, ScrapeSnapshot } from "./readGroupSnapshots.js";
+import type { GroupReading, GroupValues, ScrapeSnapshot } from "./GroupReading.js";
 import { RedisTimeoutError, RedisUnavailableError } from "../redis/pipeline/runPipeline.js";
 
 /**

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  readGroupSnapshots,
-  type GroupReading,
-  type ScrapeSnapshot,
-} from "../../src/scrape/readGroupSnapshots.js";
+import { readGroupSnapshots } from "../../src/scrape/readGroupSnapshots.js";
+import { type GroupReading, type ScrapeSnapshot } from "../../src/scrape/GroupReading.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { commandCalls } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createProgress } from "../../src/operator/progress.js";
+import { createProgress } from "../../src/commands/operator/createProgress.js";
 
 function fakeStream(isTTY: boolean) {
   const writes: string[] = [];

@@ -1,4 +1,4 @@
-import { createProgress } from "../../operator/progress.js";
+import { createProgress } from "./createProgress.js";
 import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
 import { describeHeldBack } from "../../operator/HeldBackTally.js";

@@ -1,4 +1,4 @@
-import { createProgress } from "../../operator/progress.js";
+import { createProgress } from "./createProgress.js";
 import { RateLimiter } from "../../operator/RateLimiter.js";
 import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
 import { EXIT } from "../exitCodes.js";

@@ -1,4 +1,4 @@
-import { createProgress } from "../../operator/progress.js";
+import { createProgress } from "./createProgress.js";
 import { safeTrim } from "../../maintenance/safeTrim.js";
 import { EXIT } from "../exitCodes.js";
 import { existingStream } from "./existingGroup.js";

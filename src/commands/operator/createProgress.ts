@@ -1,11 +1,5 @@
 import { SingleBar, Presets } from "cli-progress";
-
-/** Progress of a long operation; silent unless stderr is a terminal. */
-export interface Progress {
-  start(total: number): void;
-  update(done: number): void;
-  stop(): void;
-}
+import type { Progress } from "../../core/Progress.js";
 
 const SILENT: Progress = {
   start: () => undefined,

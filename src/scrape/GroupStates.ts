@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { GroupReading } from "../scrape/readGroupSnapshots.js";
+import type { GroupReading } from "./GroupReading.js";
 
 /**
  * Remembers whether each group could be read, and logs only the changes, at warn: a typo in a
