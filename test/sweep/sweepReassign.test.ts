@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import {
@@ -50,6 +51,73 @@ async function consumeOneFresh(stream: string, consumer: string): Promise<void> 
   )) as [string, [string, string[]][]][];
   const id = reply[0]?.[1][0]?.[0] ?? "";
   await fixture.redis.xack(stream, "workers", id);
+}
+
+/** One consumer's XINFO CONSUMERS fields (7.0: name, pending, idle; 7.2+: also inactive). */
+async function consumerInfo(stream: string, consumer: string): Promise<Map<string, unknown>> {
+  const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "workers")) as unknown[][];
+  const flat = reply.find((fields) => String(fields[1]) === consumer) ?? [];
+  const fields = new Map<string, unknown>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(String(flat[i]), flat[i + 1]);
+  return fields;
+}
+
+/**
+ * A consumer's poll of its own PEL (what reassign's consumers must do), which finds nothing: the
+ * consumer is created and seen on every version, yet has never received an entry.
+ */
+async function pollOwnPel(stream: string, consumer: string): Promise<void> {
+  const reply = (await fixture.redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    consumer,
+    "STREAMS",
+    stream,
+    "0",
+  )) as [string, unknown[]][];
+  expect(reply[0]?.[1]).toEqual([]);
+}
+
+/**
+ * sweepPage.lua as it runs, except that XINFO CONSUMERS answers in the Redis 7.2+ shape with the
+ * given `inactive` values (consumers not listed: inactive = idle, as after a successful read), on
+ * whatever server the suite runs. A local `redis` shadows the global one for the whole script.
+ */
+function sweepPageSeeingInactive(inactive: Record<string, number>): string {
+  const source = readFileSync(
+    new URL("../../src/redis/scripts/sweepPage.lua", import.meta.url),
+    "utf8",
+  );
+  const newline = source.indexOf("\n");
+  const faked = Object.entries(inactive)
+    .map(([name, ms]) => `[${JSON.stringify(name)}] = ${ms}`)
+    .join(", ");
+  const shim = `
+local realRedis = redis
+local fakedInactive = { ${faked} }
+local redis = setmetatable({
+  call = function(...)
+    local reply = realRedis.call(...)
+    local command, subcommand = ...
+    if command ~= 'XINFO' or subcommand ~= 'CONSUMERS' then return reply end
+    for _, consumer in ipairs(reply) do
+      local fields = {}
+      for i = 1, #consumer, 2 do fields[consumer[i]] = i + 1 end
+      local value = fakedInactive[consumer[fields['name']]]
+      if value == nil then value = consumer[fields['idle']] end
+      if fields['inactive'] then
+        consumer[fields['inactive']] = value
+      else
+        consumer[#consumer + 1] = 'inactive'
+        consumer[#consumer + 1] = value
+      end
+    end
+    return reply
+  end,
+}, { __index = realRedis })
+`;
+  return source.slice(0, newline + 1) + shim + source.slice(newline + 1);
 }
 
 describe("reassign liveness", () => {
@@ -124,5 +192,50 @@ describe("reassign liveness", () => {
     expect(deadLetters.map((e) => e.fields.get("x-delivery-count"))).toEqual(
       Array<string>(10).fill("3"),
     );
+  });
+
+  it("hands entries to a consumer that polls but has never received one (Redis 7.2+ says inactive -1)", async () => {
+    const stream = uniquePrefix("never-received");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "crashed",
+    });
+    await fixture.redis.xgroup("CREATECONSUMER", stream, "workers", "fresh");
+    await pollOwnPel(stream, "fresh");
+    // Redis 7.2+ and Valkey: no successful read yet; 7.0 has no such field.
+    const inactive = (await consumerInfo(stream, "fresh")).get("inactive");
+    if (inactive !== undefined) expect(inactive).toBe(-1);
+    const group = groupConfig(stream, { action: "reassign", minIdleMs: MIN_IDLE_MS });
+
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+
+    expect(result).toMatchObject({ claimed: 10, reassigned: 10, leftPending: 0 });
+    const pending = await pendingEntries(fixture.redis, stream, "workers");
+    expect(pending.map((e) => [e.consumer, e.deliveries])).toEqual(
+      Array<[string, number]>(10).fill(["fresh", 2]),
+    );
+  });
+
+  it("judges liveness by idle (the last read attempt) on a 7.2+ reply, whatever inactive says", async () => {
+    const stream = uniquePrefix("seen-not-served");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "crashed",
+    });
+    // Both poll: one has never received an entry, the other not for ten minutes.
+    for (const consumer of ["fresh", "starved"]) {
+      await fixture.redis.xgroup("CREATECONSUMER", stream, "workers", consumer);
+      await pollOwnPel(stream, consumer);
+    }
+    const redis = fixture.server.client();
+    redis.defineCommand("sjSweepPage", {
+      lua: sweepPageSeeingInactive({ fresh: -1, starved: 600_000, crashed: 3_600_000 }),
+    });
+    const group = groupConfig(stream, { action: "reassign", minIdleMs: MIN_IDLE_MS });
+
+    const result = await sweepOnce(group, sweepContext(redis), neverAborted);
+
+    expect(result).toMatchObject({ claimed: 10, reassigned: 10, leftPending: 0 });
+    const owners = (await pendingEntries(fixture.redis, stream, "workers")).map((e) => e.consumer);
+    expect(owners.filter((c) => c === "fresh")).toHaveLength(5);
+    expect(owners.filter((c) => c === "starved")).toHaveLength(5);
   });
 });
