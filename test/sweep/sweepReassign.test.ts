@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import {
@@ -7,6 +6,7 @@ import {
   pendingEntries,
   streamEntries,
 } from "../support/fabricatePel.js";
+import { scriptWithConsumersReply } from "../support/fakeConsumersReply.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
@@ -77,47 +77,6 @@ async function pollOwnPel(stream: string, consumer: string): Promise<void> {
     "0",
   )) as [string, unknown[]][];
   expect(reply[0]?.[1]).toEqual([]);
-}
-
-/**
- * sweepPage.lua as it runs, except that XINFO CONSUMERS answers in the Redis 7.2+ shape with the
- * given `inactive` values (consumers not listed: inactive = idle, as after a successful read), on
- * whatever server the suite runs. A local `redis` shadows the global one for the whole script.
- */
-function sweepPageSeeingInactive(inactive: Record<string, number>): string {
-  const source = readFileSync(
-    new URL("../../src/redis/scripts/sweepPage.lua", import.meta.url),
-    "utf8",
-  );
-  const newline = source.indexOf("\n");
-  const faked = Object.entries(inactive)
-    .map(([name, ms]) => `[${JSON.stringify(name)}] = ${ms}`)
-    .join(", ");
-  const shim = `
-local realRedis = redis
-local fakedInactive = { ${faked} }
-local redis = setmetatable({
-  call = function(...)
-    local reply = realRedis.call(...)
-    local command, subcommand = ...
-    if command ~= 'XINFO' or subcommand ~= 'CONSUMERS' then return reply end
-    for _, consumer in ipairs(reply) do
-      local fields = {}
-      for i = 1, #consumer, 2 do fields[consumer[i]] = i + 1 end
-      local value = fakedInactive[consumer[fields['name']]]
-      if value == nil then value = consumer[fields['idle']] end
-      if fields['inactive'] then
-        consumer[fields['inactive']] = value
-      else
-        consumer[#consumer + 1] = 'inactive'
-        consumer[#consumer + 1] = value
-      end
-    end
-    return reply
-  end,
-}, { __index = realRedis })
-`;
-  return source.slice(0, newline + 1) + shim + source.slice(newline + 1);
 }
 
 describe("reassign liveness", () => {
@@ -227,7 +186,11 @@ describe("reassign liveness", () => {
     }
     const redis = fixture.server.client();
     redis.defineCommand("sjSweepPage", {
-      lua: sweepPageSeeingInactive({ fresh: -1, starved: 600_000, crashed: 3_600_000 }),
+      lua: scriptWithConsumersReply("sweepPage.lua", {
+        fresh: -1,
+        starved: 600_000,
+        crashed: 3_600_000,
+      }),
     });
     const group = groupConfig(stream, { action: "reassign", minIdleMs: MIN_IDLE_MS });
 
