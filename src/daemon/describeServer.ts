@@ -5,7 +5,7 @@ export interface ServerDescription {
   /** `Redis` or `Valkey` (Valkey pins redis_version at 7.2.4 and says who it is elsewhere). */
   product: string;
   version: string;
-  /** INFO's redis_mode: standalone, sentinel or cluster. */
+  /** INFO's redis_mode (Valkey 8: server_mode): standalone, sentinel or cluster. */
   mode: string;
 }
 
@@ -22,6 +22,6 @@ export async function describeServer(redis: RedisClient): Promise<ServerDescript
       (valkey ? field(info, "valkey_version") : undefined) ??
       field(info, "redis_version") ??
       "unknown",
-    mode: field(info, "redis_mode") ?? "standalone",
+    mode: field(info, "server_mode") ?? field(info, "redis_mode") ?? "standalone",
   };
 }

@@ -1,4 +1,4 @@
-import { aclAdvice, describeTlsError } from "./explainRedisError.js";
+import { aclAdvice, describeTlsError, permissionDenial } from "./explainRedisError.js";
 
 /**
  * Turns what ioredis reports into a sentence an operator can act on. ioredis hides the cause of a
@@ -63,16 +63,18 @@ export function explainRedisError(
     const reply = message.split(" ")[0] ?? "WRONGPASS";
     return `authentication failed at ${endpoint} (${reply}): check the user and redis.password or redis.passwordFile`;
   }
-  const advice = message.includes(" -- ACL: ") ? undefined : aclAdvice(message);
-  if (message.startsWith("NOPERM") && advice !== undefined && !/run the '/u.test(message)) {
-    return `NOPERM at ${endpoint}: ${advice}`;
+  // Read from what the server said, whether or not the client appended its advice already.
+  const said = message.split(" -- ACL: ")[0] ?? message;
+  const denial = permissionDenial(said);
+  const advice = aclAdvice(said);
+  if (denial?.refused === "command" && denial.name !== undefined && !denial.inScript) {
+    const command = denial.name;
+    return `NOPERM: the ACL user may not run ${command.toUpperCase()} at ${endpoint}: add +${command.toLowerCase()} to its ACL rule (see deploy/redis/stream-janitor.acl)`;
   }
+  if (denial?.inScript === true && advice !== undefined) return `${said} -- ACL: ${advice}`;
   if (message.startsWith("NOPERM")) {
-    const command = /run the '([^']+)' command/iu.exec(message)?.[1];
-    if (command !== undefined) {
-      return `NOPERM: the ACL user may not run ${command.toUpperCase()} at ${endpoint}: add +${command.toLowerCase()} to its ACL rule (see deploy/redis/stream-janitor.acl)`;
-    }
-    return `NOPERM at ${endpoint}: ${message.slice("NOPERM ".length)}: the ACL rule must allow it (see deploy/redis/stream-janitor.acl)`;
+    if (advice !== undefined) return `NOPERM at ${endpoint}: ${advice}`;
+    return `NOPERM at ${endpoint}: ${said.slice("NOPERM ".length)}: the ACL rule must allow it (see deploy/redis/stream-janitor.acl)`;
   }
   if (code === "ETIMEDOUT" || /timed out/iu.test(message)) {
     return `${endpoint} did not answer in time (${typeof code === "string" ? code : "timeout"})`;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { reapConsumers } from "../../src/maintenance/reapConsumers.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
+import { registerScripts, type ScriptedRedis } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
+import { scriptWithConsumersReply, type FakedInactive } from "../support/fakeConsumersReply.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 
 const fixture = useRedisServer();
@@ -14,6 +15,21 @@ async function consumerNames(stream: string, group: string): Promise<string[]> {
 /** A consumer that exists and owns nothing. */
 async function emptyConsumer(stream: string, group: string, name: string): Promise<void> {
   await fixture.redis.xgroup("CREATECONSUMER", stream, group, name);
+}
+
+/** Whether this server's XINFO CONSUMERS reports `inactive` (Redis 7.2+, Valkey), asked of it. */
+async function consumersReportInactive(stream: string, group: string): Promise<boolean> {
+  const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, group)) as unknown[][];
+  return reply.some((flat) => flat.includes("inactive"));
+}
+
+/** A client whose reapConsumers.lua sees XINFO CONSUMERS in another version's shape. */
+function reaperSeeing(inactive: FakedInactive): ScriptedRedis {
+  const redis = fixture.server.client();
+  redis.defineCommand("sjReapConsumers", {
+    lua: scriptWithConsumersReply("reapConsumers.lua", inactive),
+  });
+  return registerScripts(redis);
 }
 
 async function read(stream: string, group: string, name: string): Promise<void> {
@@ -44,14 +60,53 @@ describe("consumers reap", () => {
       "stream-janitor",
     ]);
 
+    // `inactive` is used where the server reports it (7.2+, Valkey), `idle` on 7.0; each shape
+    // on any server: the test below.
+    const usedInactive = await consumersReportInactive(stream, "workers");
     const summary = await reapConsumers(redis, { ...request, idleMs: 0, dryRun: false });
     expect(summary).toMatchObject({
       reaped: ["gone-1", "gone-2"],
       keptWithPending: 1,
-      usedInactive: false,
+      usedInactive,
     });
     expect(await consumerNames(stream, "workers")).toEqual(["busy", "stream-janitor"]);
     expect(await pendingEntries(fixture.redis, stream, "workers")).toHaveLength(3);
+  });
+
+  it("judges by inactive where the server reports it (7.2+), by idle where it does not (7.0)", async () => {
+    const stream = uniquePrefix("reap-shapes");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3), {
+      consumer: "busy",
+    });
+    for (const name of ["stale", "poller", "stream-janitor"])
+      await emptyConsumer(stream, "workers", name);
+    // All were seen just now. On 7.2+, `stale` has read nothing for an hour (it polls an empty
+    // stream) and `poller` has never read anything (inactive -1: judged by idle).
+    const request = {
+      stream,
+      group: "workers",
+      idleMs: 60_000,
+      protectedConsumer: "stream-janitor",
+      dryRun: true,
+    };
+    const faked72 = { stale: 3_600_000, poller: -1, "stream-janitor": 3_600_000, busy: 0 };
+
+    expect(await reapConsumers(reaperSeeing(faked72), request)).toMatchObject({
+      reaped: ["stale"],
+      keptWithPending: 1,
+      usedInactive: true,
+    });
+    expect(await reapConsumers(reaperSeeing("absent"), request)).toMatchObject({
+      reaped: [],
+      keptWithPending: 1,
+      usedInactive: false,
+    });
+    expect(await consumerNames(stream, "workers")).toEqual([
+      "busy",
+      "poller",
+      "stale",
+      "stream-janitor",
+    ]);
   });
 
   it("reports a missing group as an error and changes nothing", async () => {

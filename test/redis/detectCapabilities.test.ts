@@ -6,7 +6,7 @@ import {
   parseServerInfo,
   UnsupportedRedisError,
 } from "../../src/redis/detectCapabilities.js";
-import { useRedisServer } from "../support/redisServer.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 
 const fixture = useRedisServer();
 
@@ -52,35 +52,77 @@ describe("server identity from INFO server", () => {
   });
 });
 
+/** Whether this server's XINFO CONSUMERS reports `inactive` (Redis 7.2+, Valkey), asked of it. */
+async function consumersReportInactive(): Promise<boolean> {
+  const stream = uniquePrefix("probe");
+  await fixture.redis.xgroup("CREATE", stream, "g", "$", "MKSTREAM");
+  await fixture.redis.xgroup("CREATECONSUMER", stream, "g", "c");
+  const [consumer] = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "g")) as unknown[][];
+  return (consumer ?? []).some((value, i) => i % 2 === 0 && value === "inactive");
+}
+
+/** COMMAND DOCS XINFO with the `history` of XINFO CONSUMERS replaced (undefined: removed). */
+function withConsumersHistory(xinfoDocs: unknown, history: string[][] | undefined): unknown {
+  const copy = JSON.parse(JSON.stringify(xinfoDocs)) as unknown[];
+  const docs = copy[1] as unknown[];
+  const subcommands = docs[docs.indexOf("subcommands") + 1] as unknown[];
+  const consumers = subcommands[subcommands.indexOf("xinfo|consumers") + 1] as unknown[];
+  const at = consumers.indexOf("history");
+  if (at >= 0) consumers.splice(at, 2);
+  if (history !== undefined) consumers.push("history", history);
+  return copy;
+}
+
 describe("capabilities probed by command", () => {
   it("come from the server's COMMAND DOCS, not its version", async () => {
     const capabilities = await detectCapabilities(fixture.redis);
-    // The suite runs Redis 7.0: deleted ids and lag, no `inactive` (7.2+).
-    expect(capabilities).toMatchObject({
-      product: "redis",
-      reportsDeletedIds: true,
-      groupLag: true,
-      consumerInactive: false,
-    });
     const info = await fixture.redis.info("server");
-    expect(capabilities.version).toBe(/^redis_version:(\S+)/mu.exec(info)?.[1]);
+    const valkey = /^server_name:valkey\r?$/mu.test(info);
+    if (await consumersReportInactive()) {
+      // Redis 7.2+ and Valkey: deleted ids, lag and `inactive`.
+      expect(capabilities).toMatchObject({
+        product: valkey ? "valkey" : "redis",
+        reportsDeletedIds: true,
+        groupLag: true,
+        consumerInactive: true,
+      });
+    } else {
+      // Redis 7.0 (Debian's, the suite's usual server): deleted ids and lag, no `inactive`.
+      expect(capabilities).toMatchObject({
+        product: "redis",
+        reportsDeletedIds: true,
+        groupLag: true,
+        consumerInactive: false,
+      });
+    }
+    const version = valkey ? "valkey_version" : "redis_version";
+    expect(capabilities.version).toBe(new RegExp(`^${version}:(\\S+)`, "mu").exec(info)?.[1]);
 
-    // The same docs with the 7.2 history entry of XINFO CONSUMERS: `inactive` is found, whatever
-    // version the server names (here a made-up Valkey reporting redis_version 7.2.4).
+    // This server's docs made to say what the other versions' say. With the 7.2 history entry
+    // of XINFO CONSUMERS, `inactive` is found, whatever version the server names (here a
+    // made-up Valkey reporting redis_version 7.2.4); without it (7.0), it is not.
     const xautoclaim = await fixture.redis.call("COMMAND", "DOCS", "XAUTOCLAIM");
-    const xinfo = JSON.parse(
-      JSON.stringify(await fixture.redis.call("COMMAND", "DOCS", "XINFO")).replace(
-        '"xinfo|consumers",["summary"',
-        '"xinfo|consumers",["history",[["7.2.0","Added the `inactive` field"]],"summary"',
-      ),
-    ) as unknown;
+    const xinfo = await fixture.redis.call("COMMAND", "DOCS", "XINFO");
+    const as72 = withConsumersHistory(xinfo, [
+      ["7.2.0", "Added the `inactive` field, and changed the meaning of `idle`."],
+    ]);
     expect(
-      capabilitiesFromDocs(parseServerInfo(INFO.valkey80), { xautoclaim, xinfo }),
+      capabilitiesFromDocs(parseServerInfo(INFO.valkey80), { xautoclaim, xinfo: as72 }),
     ).toMatchObject({
       product: "valkey",
       version: "8.0.1",
       consumerInactive: true,
       groupLag: true,
+    });
+    const as70 = withConsumersHistory(xinfo, undefined);
+    expect(
+      capabilitiesFromDocs(parseServerInfo(INFO.redis70), { xautoclaim, xinfo: as70 }),
+    ).toMatchObject({
+      product: "redis",
+      version: "7.0.15",
+      reportsDeletedIds: true,
+      groupLag: true,
+      consumerInactive: false,
     });
     // No docs (COMMAND denied by an ACL): what every supported server has, nothing optional.
     expect(capabilitiesFromDocs(parseServerInfo(INFO.redis74), undefined)).toMatchObject({

@@ -6,6 +6,7 @@ import {
   pendingEntries,
   streamEntries,
 } from "../support/fabricatePel.js";
+import { scriptWithConsumersReply } from "../support/fakeConsumersReply.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
@@ -50,6 +51,32 @@ async function consumeOneFresh(stream: string, consumer: string): Promise<void> 
   )) as [string, [string, string[]][]][];
   const id = reply[0]?.[1][0]?.[0] ?? "";
   await fixture.redis.xack(stream, "workers", id);
+}
+
+/** One consumer's XINFO CONSUMERS fields (7.0: name, pending, idle; 7.2+: also inactive). */
+async function consumerInfo(stream: string, consumer: string): Promise<Map<string, unknown>> {
+  const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "workers")) as unknown[][];
+  const flat = reply.find((fields) => String(fields[1]) === consumer) ?? [];
+  const fields = new Map<string, unknown>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(String(flat[i]), flat[i + 1]);
+  return fields;
+}
+
+/**
+ * A consumer's poll of its own PEL (what reassign's consumers must do), which finds nothing: the
+ * consumer is created and seen on every version, yet has never received an entry.
+ */
+async function pollOwnPel(stream: string, consumer: string): Promise<void> {
+  const reply = (await fixture.redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    consumer,
+    "STREAMS",
+    stream,
+    "0",
+  )) as [string, unknown[]][];
+  expect(reply[0]?.[1]).toEqual([]);
 }
 
 describe("reassign liveness", () => {
@@ -124,5 +151,54 @@ describe("reassign liveness", () => {
     expect(deadLetters.map((e) => e.fields.get("x-delivery-count"))).toEqual(
       Array<string>(10).fill("3"),
     );
+  });
+
+  it("hands entries to a consumer that polls but has never received one (Redis 7.2+ says inactive -1)", async () => {
+    const stream = uniquePrefix("never-received");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "crashed",
+    });
+    await fixture.redis.xgroup("CREATECONSUMER", stream, "workers", "fresh");
+    await pollOwnPel(stream, "fresh");
+    // Redis 7.2+ and Valkey: no successful read yet; 7.0 has no such field.
+    const inactive = (await consumerInfo(stream, "fresh")).get("inactive");
+    if (inactive !== undefined) expect(inactive).toBe(-1);
+    const group = groupConfig(stream, { action: "reassign", minIdleMs: MIN_IDLE_MS });
+
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+
+    expect(result).toMatchObject({ claimed: 10, reassigned: 10, leftPending: 0 });
+    const pending = await pendingEntries(fixture.redis, stream, "workers");
+    expect(pending.map((e) => [e.consumer, e.deliveries])).toEqual(
+      Array<[string, number]>(10).fill(["fresh", 2]),
+    );
+  });
+
+  it("judges liveness by idle (the last read attempt) on a 7.2+ reply, whatever inactive says", async () => {
+    const stream = uniquePrefix("seen-not-served");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10), {
+      consumer: "crashed",
+    });
+    // Both poll: one has never received an entry, the other not for ten minutes.
+    for (const consumer of ["fresh", "starved"]) {
+      await fixture.redis.xgroup("CREATECONSUMER", stream, "workers", consumer);
+      await pollOwnPel(stream, consumer);
+    }
+    const redis = fixture.server.client();
+    redis.defineCommand("sjSweepPage", {
+      lua: scriptWithConsumersReply("sweepPage.lua", {
+        fresh: -1,
+        starved: 600_000,
+        crashed: 3_600_000,
+      }),
+    });
+    const group = groupConfig(stream, { action: "reassign", minIdleMs: MIN_IDLE_MS });
+
+    const result = await sweepOnce(group, sweepContext(redis), neverAborted);
+
+    expect(result).toMatchObject({ claimed: 10, reassigned: 10, leftPending: 0 });
+    const owners = (await pendingEntries(fixture.redis, stream, "workers")).map((e) => e.consumer);
+    expect(owners.filter((c) => c === "fresh")).toHaveLength(5);
+    expect(owners.filter((c) => c === "starved")).toHaveLength(5);
   });
 });

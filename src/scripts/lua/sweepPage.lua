@@ -25,7 +25,7 @@ KEYS[5]  optional fence key (src/sweep/slotFence.ts). One server: the lease key,
          source's slot holding the highest fencing token that wrote here; a lower n changes
          nothing, a higher one is stored before the first write
 
-ARGV     name/value pairs, built by sweepPageArgs() in src/sweep/sweepPageScript.ts:
+ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   group, consumer    the group, and the janitor's own consumer (it owns claimed entries only
                      inside this call)
   minIdleMs          only entries idle at least this long are claimed
@@ -161,9 +161,12 @@ end
 if fenceToken then redis.call('SET', KEYS[5], fenceToken) end
 
 ------------------------------------------------------------------------------------------------
--- Reassign: live candidates, never fooled by the janitor's own XCLAIMs (on Redis 7.0 an XCLAIM
--- to a consumer resets its idle time): a consumer counts as live only if it was active within
--- minIdle AND after the janitor last touched it.
+-- Reassign: live candidates. Seen is XINFO CONSUMERS `idle`, the time since the consumer's last
+-- attempted read, on every version; not `inactive` (7.2+), which counts from its last successful
+-- read and is -1 for a consumer that polls but has never received an entry, though it may be
+-- blocked in XREADGROUP right now. An XCLAIM to a consumer resets its idle time too (7.0 and
+-- 7.2+ alike), so the janitor's own claims must not pass for a sign of life: a consumer counts as
+-- live only if it was seen within minIdle AND after the janitor last touched it.
 
 local touched, touchedCount = {}, 0
 local function touch(consumer)
@@ -183,12 +186,11 @@ if action == 'reassign' then
   for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', source, group)) do
     local info = {}
     for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
-    -- 7.2+: `inactive` counts from the last successful interaction (-1: never).
-    local quiet = info['inactive'] or info['idle']
-    if quiet >= 0 and quiet < minIdle and info['name'] ~= janitor then
+    local idle = info['idle']
+    if idle < minIdle and info['name'] ~= janitor then
       local since = lastTouch[info['name']]
-      if not since or nowMs - quiet > since + 1 then
-        live[#live + 1] = { info['name'], quiet }
+      if not since or nowMs - idle > since + 1 then
+        live[#live + 1] = { info['name'], idle }
       end
     end
   end
