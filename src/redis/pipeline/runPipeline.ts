@@ -33,12 +33,13 @@ const DISCONNECTED: ReadonlySet<string> = new Set([
 /**
  * Sends the commands as one pipeline (one write, one round trip) and waits at most timeoutMs.
  * A late answer is dropped on the floor: the commands themselves cannot be recalled, but their
- * failure must not surface as an unhandled rejection.
+ * failure must not surface as an unhandled rejection. Without timeoutMs the pipeline has no bound
+ * of its own: only the connection's command timeout (a per-command error reply) applies.
  */
 export async function runPipeline(
   redis: RedisClient,
   commands: readonly Command[],
-  timeoutMs: number,
+  timeoutMs?: number,
 ): Promise<PipelineReply[]> {
   if (commands.length === 0) return [];
   // While the connection is down, commands would wait in the offline queue until they time out;
@@ -51,6 +52,7 @@ export async function runPipeline(
   const executed = pipeline.exec();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
+    if (timeoutMs === undefined) return;
     timer = setTimeout(
       () => {
         reject(new RedisTimeoutError(`redis did not answer within ${timeoutMs} ms`));
