@@ -98,7 +98,7 @@ export class Maintenance {
       const summary = await reapConsumers(this.options.redis, {
         ...labels,
         idleMs,
-        protectedConsumer: this.options.janitorConsumer,
+        janitorConsumer: this.options.janitorConsumer,
         dryRun: false,
         fence,
       });
