@@ -11,7 +11,7 @@ type LabelOf<D> = D extends { readonly labelNames: readonly (infer L extends str
 type Labelled<L extends string, Some, None> = [L] extends [never] ? None : Some;
 
 /** The metric object a description gives (see createMetrics). */
-export type MetricOf<D extends MetricDescription> = D extends { readonly type: "histogram" }
+type MetricOf<D extends MetricDescription> = D extends { readonly type: "histogram" }
   ? Histogram<LabelOf<D>>
   : D extends { readonly perGroup: true; readonly type: "gauge" }
     ? GroupGauge<LabelOf<D>>

@@ -273,4 +273,3 @@ export const METRIC_TABLE = {
   },
 } as const satisfies Record<string, Record<string, MetricDescription>>;
 
-export type MetricSection = (typeof METRIC_TABLE)[keyof typeof METRIC_TABLE];

@@ -18,7 +18,7 @@ export function asArray(value: unknown, what: string): unknown[] {
   return value;
 }
 
-export function asNumber(value: unknown, what: string): number {
+function asNumber(value: unknown, what: string): number {
   if (typeof value === "number") return value;
   if (typeof value !== "string") throw new Error(`unexpected ${what} value`);
   const number = Number(value);

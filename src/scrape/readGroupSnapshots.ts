@@ -90,7 +90,7 @@ export async function readGroupSnapshots(
 }
 
 /** The pipelined reads (see readGroupSnapshots). */
-export async function readGroupSnapshotsPipelined(
+async function readGroupSnapshotsPipelined(
   redis: RedisClient,
   groups: readonly ResolvedGroup[],
   options: ReadOptions,
