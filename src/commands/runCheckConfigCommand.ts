@@ -4,7 +4,7 @@ import { discoverGroups } from "../discovery/discoverGroups.js";
 import { createLogger } from "../logging/createLogger.js";
 import { connectRedis, isCluster } from "../redis/connectRedis.js";
 import { detectCapabilities, UnsupportedRedisError } from "../redis/detectCapabilities.js";
-import { endpointOf, explainRedisError } from "../redis/describeRedisFailure.js";
+import { endpointOf, explainRedisError } from "../redis/explainRedisError.js";
 import { isReplyError } from "../redis/replies.js";
 import { requireGroup } from "../redis/requireGroup.js";
 import type { RedisClient } from "../redis/RedisClient.js";

@@ -14,7 +14,7 @@ import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
 import { janitorConsumerName } from "../core/janitorConsumerName.js";
 import { EXIT } from "./exitCodes.js";
 import type { Interruption } from "./Interruption.js";
-import { explainRedisError } from "../redis/describeRedisFailure.js";
+import { explainRedisError } from "../redis/explainRedisError.js";
 import { readVersion } from "./readVersion.js";
 
 function describeGroup(summary: GroupSummary): string {

@@ -1,6 +1,8 @@
-import { Gauge, type Registry } from "prom-client";
+import type { Gauge, Registry } from "prom-client";
 import { ConfigError } from "../config/ConfigError.js";
 import type { JanitorConfig } from "../core/configTypes.js";
+import { createMetrics } from "../metrics/createMetrics.js";
+import { METRIC_TABLE } from "../metrics/metricTable.js";
 
 /**
  * Sections read once, when connections, the lease and the HTTP server are built: a reload that
@@ -29,13 +31,9 @@ export function reloadProblems(error: unknown): string[] {
   return [error instanceof Error ? error.message : String(error)];
 }
 
-/** `stream_janitor_config_last_reload_successful`: 1 at start and after a good reload. */
+/** The reload gauge (METRIC_TABLE.reload): 1 at start and after a good reload. */
 export function createReloadGauge(registry: Registry): Gauge {
-  const gauge = new Gauge({
-    name: "stream_janitor_config_last_reload_successful",
-    help: "1 when the last SIGHUP reload of the configuration succeeded (or none happened yet), 0 after one failed: the previous configuration is still running.",
-    registers: [registry],
-  });
+  const gauge = createMetrics(registry, METRIC_TABLE.reload).lastReloadSuccessful;
   gauge.set(1);
   return gauge;
 }

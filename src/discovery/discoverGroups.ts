@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import type { DiscoverConfig, JanitorConfig } from "../core/configTypes.js";
 import type { RedisClient } from "../redis/RedisClient.js";
+import { runPipeline, type Command } from "../redis/pipeline/runPipeline.js";
+import { parseXinfoGroupNames } from "../redis/replies.js";
 import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 import { compileGlob } from "./globMatch.js";
 import { scanNodesOf, type ScanNodes } from "./scanNodes.js";
@@ -54,18 +56,6 @@ async function scanStreams(node: Redis, pattern: string): Promise<string[]> {
   return found;
 }
 
-/** Group names from an XINFO GROUPS reply (RESP2: a list of flat field/value lists). */
-function groupNames(reply: unknown): string[] {
-  if (!Array.isArray(reply)) return [];
-  return reply.flatMap((fields: unknown) => {
-    if (!Array.isArray(fields)) return [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      if (fields[i] === "name") return [String(fields[i + 1])];
-    }
-    return [];
-  });
-}
-
 /**
  * A Cluster node answers MOVED or ASK for a key whose slot is migrating, or moved since the SCAN
  * (an importing node holds keys it does not serve yet): the key exists, elsewhere.
@@ -88,18 +78,18 @@ async function readGroups(
     for (const match of chunk) byNode.set(match.node, [...(byNode.get(match.node) ?? []), match]);
     await Promise.all(
       [...byNode].map(async ([node, nodeMatches]) => {
-        const pipeline = node.pipeline();
-        for (const { stream } of nodeMatches) pipeline.call("XINFO", "GROUPS", stream);
-        const replies = (await pipeline.exec()) ?? [];
+        const commands = nodeMatches.map(({ stream }): Command => ["XINFO", "GROUPS", stream]);
+        // No bound of its own: the connection's command timeout applies to each reply.
+        const replies = await runPipeline(node, commands);
         const redirected: string[] = [];
         nodeMatches.forEach(({ stream }, index) => {
-          const [error, reply] = replies[index] ?? [null, []];
-          if (error !== null && follow !== undefined && REDIRECTED.test(error.message)) {
+          const { error, value } = replies[index] ?? { value: [] };
+          if (error !== undefined && follow !== undefined && REDIRECTED.test(error.message)) {
             redirected.push(stream);
             return;
           }
           // "no such key": deleted between SCAN and XINFO. WRONGTYPE: recreated as another type.
-          groups.set(stream, error === null ? groupNames(reply) : []);
+          groups.set(stream, error === undefined ? parseXinfoGroupNames(value) : []);
         });
         for (const stream of redirected) {
           // A failure here fails the scan: the groups found before stay rather than vanish.
@@ -107,7 +97,7 @@ async function readGroups(
             if (error instanceof Error && /no such key|WRONGTYPE/u.test(error.message)) return [];
             throw error;
           });
-          groups.set(stream, groupNames(reply));
+          groups.set(stream, parseXinfoGroupNames(reply));
         }
       }),
     );

@@ -26,7 +26,7 @@ export function companionKey(leaseKey: string, suffix: string): string {
 }
 
 /**
- * The only module that knows the lock library (swap it here). redlock 5.0.0-beta.2 is used
+ * The only caller of redlock (Lease, ActiveTerm keep just its Lock). redlock 5.0.0-beta.2 is used
  * through its documented API only: `acquire`, `extend`, `release`, and its "error" event to
  * tell contention (ResourceLockedError) from a Redis that did not answer. retryCount 0: its
  * retries can hand back an expired lock (#169); the Lease retries on its own cadence.

@@ -4,7 +4,7 @@ import type { Fence } from "../core/fence.js";
 import type { MaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
 import { reapConsumers } from "./reapConsumers.js";
 import { safeTrim } from "./safeTrim.js";
-import { parseXinfoGroups } from "../redis/replies.js";
+import { parseXinfoGroupNames } from "../redis/replies.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { fenceAboveToken } from "../sweep/slotFence.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
@@ -98,7 +98,7 @@ export class Maintenance {
       const summary = await reapConsumers(this.options.redis, {
         ...labels,
         idleMs,
-        protectedConsumer: this.options.janitorConsumer,
+        janitorConsumer: this.options.janitorConsumer,
         dryRun: false,
         fence,
       });
@@ -125,7 +125,7 @@ export class Maintenance {
     const reported = this.reportedGroups.get(stream) ?? new Set<string>();
     const listed = await this.options.redis
       .call("XINFO", "GROUPS", stream)
-      .then((reply) => parseXinfoGroups(reply).map((info) => info.name))
+      .then(parseXinfoGroupNames)
       .catch(() => undefined);
     const groups = new Set([...(listed ?? reported), ...blocking]);
     for (const group of reported) if (!groups.has(group)) gauge.remove({ stream, group });

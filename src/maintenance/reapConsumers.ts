@@ -7,7 +7,7 @@ export interface ReapRequest {
   group: string;
   idleMs: number;
   /** Never deleted: the janitor's own consumer (sweep.consumerName). */
-  protectedConsumer: string;
+  janitorConsumer: string;
   dryRun: boolean;
   /** The daemon reaps under the lease; the operator command runs unfenced. */
   fence?: Fence | undefined;
@@ -40,7 +40,7 @@ export async function reapConsumers(
     ...keys,
     request.group,
     request.idleMs,
-    request.protectedConsumer,
+    request.janitorConsumer,
     request.dryRun ? "1" : "0",
     fence?.value ?? "",
   );

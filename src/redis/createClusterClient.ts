@@ -6,8 +6,8 @@ import {
   tlsOptions,
   type RedisEndpointSettings,
 } from "./connectionOptions.js";
-import { clearConnectionError, recordConnectionError } from "./describeRedisFailure.js";
-import { withAclAdvice } from "./explainRedisError.js";
+import { clearConnectionError, recordConnectionError } from "./lastConnectionError.js";
+import { withAclAdvice } from "./aclAdvice.js";
 
 export type ClusterClientOptions = RedisEndpointSettings & {
   /** Shown in CLIENT LIST on every node. */

@@ -1,12 +1,9 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { endpointOptions, type RedisEndpointSettings } from "./connectionOptions.js";
-import {
-  describeResetAfterHandshake,
-  describeTlsError,
-  withAclAdvice,
-} from "./explainRedisError.js";
-import { clearConnectionError, recordConnectionError } from "./describeRedisFailure.js";
+import { withAclAdvice } from "./aclAdvice.js";
+import { describeResetAfterHandshake, describeTlsError } from "./describeTlsError.js";
+import { clearConnectionError, recordConnectionError } from "./lastConnectionError.js";
 import { reconnectWhenAbandoned } from "./reconnectWhenAbandoned.js";
 import { SentinelTlsProbe } from "./sentinelTlsProbe.js";
 

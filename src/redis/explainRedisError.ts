@@ -1,141 +1,70 @@
-/**
- * Turns the errors operators meet when they first point the janitor at a locked-down Redis into
- * messages that say what to change: the ACL rule to add for a NOPERM, the TLS setting behind a
- * failed handshake. Pure functions of the error, so tests need no server.
- */
+import { aclAdvice, permissionDenial } from "./aclAdvice.js";
+import { describeTlsError } from "./describeTlsError.js";
+import { lastConnectionError } from "./lastConnectionError.js";
 
-const ACL_FILE = "deploy/redis/stream-janitor.acl";
-
-/**
- * What a permission error refused. The sentences changed with Redis 7.2 (Valkey kept 7.2's):
- * 7.0 `NOPERM this user has no permissions to run the 'ping' command`, 7.2+ `NOPERM User <name>
- * has no permissions to run the 'ping' command`, `NOPERM No permissions to access a key`; inside a
- * script the code is ERR (7.0 `The user executing the script can't ...`, 7.2+ `ACL failure in
- * script: ...`). So they are read by their code and by what they name, never by the sentence.
- */
-export interface PermissionDenial {
-  refused: "command" | "key" | "channel";
-  /** The command (7.0 and 7.2+), key or channel (7.2+ verbose form) quoted by the server. */
-  name: string | undefined;
-  /** Refused inside a script: the server names the script, not always the command. */
-  inScript: boolean;
+/** `host:port` of a Redis URL, never its credentials. */
+export function endpointOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port === "" ? "6379" : parsed.port}`;
+  } catch {
+    return "the configured Redis";
+  }
 }
 
-const NOPERM = /^NOPERM /u;
-const SCRIPT_DENIED = /^ERR (ACL failure in script: |The user executing the script )/u;
-const NAMED = /'([^']+)' (command|key|channel)\b/u;
-const ADVICE_SEPARATOR = " -- ACL: ";
-
-/** The denial a message reports, or undefined when it is not a permission error (or says nothing). */
-export function permissionDenial(message: string): PermissionDenial | undefined {
-  const inScript = SCRIPT_DENIED.test(message);
-  if (!inScript && !NOPERM.test(message)) return undefined;
-  // What the server said, not advice appended to it earlier.
-  const said = message.split(ADVICE_SEPARATOR)[0] ?? message;
-  const named = NAMED.exec(said);
-  if (named?.[1] !== undefined) {
-    return { refused: named[2] as PermissionDenial["refused"], name: named[1], inScript };
-  }
-  // Unnamed: the noun. Channels and keys first: 7.0's script sentences end in "the command".
-  const refused = /\bchannels?\b/u.test(said)
-    ? "channel"
-    : /\bkeys?\b/u.test(said)
-      ? "key"
-      : /\b(sub)?command\b/u.test(said)
-        ? "command"
-        : undefined;
-  return refused === undefined ? undefined : { refused, name: undefined, inScript };
-}
-
-/** The ACL advice for a permission error, or undefined when it is not one. */
-export function aclAdvice(message: string): string | undefined {
-  const denial = permissionDenial(message);
-  if (denial === undefined) return undefined;
-  const { refused, name, inScript } = denial;
-  if (refused === "command") {
-    if (name === undefined) {
-      return `a command ${inScript ? "inside the script " : ""}is not allowed for the ACL user: ACL LOG on the server names it; add "+command" to its rules (the full list is in ${ACL_FILE})`;
-    }
-    const shown = name.toUpperCase().replace("|", " ");
-    if (inScript) {
-      return `a command inside the script is not allowed for the ACL user: ${shown}; add "+${name}" to its rules (ACL LOG has the details; the full list is in ${ACL_FILE})`;
-    }
-    return `the ACL user may not run ${shown}: add "+${name}" to its rules (see ${ACL_FILE})`;
-  }
-  if (refused === "key") {
-    if (inScript) {
-      return `a key used by the script is outside the ACL user's key patterns: ACL LOG names it; add "~pattern" to its rules (see ${ACL_FILE})`;
-    }
-    if (name !== undefined) {
-      return `the ACL user may not touch the key '${name}': add a key pattern covering it ("~pattern"; see ${ACL_FILE})`;
-    }
-    return `the ACL user may not touch this key: add a key pattern covering it ("~pattern"; ACL LOG names the key; see ${ACL_FILE})`;
-  }
-  if (inScript) {
-    return `a channel used by the script is outside the ACL user's channel patterns: ACL LOG names it; add "&pattern" to its rules`;
-  }
-  if (name !== undefined) {
-    return `the ACL user may not use the channel '${name}': add "&pattern" to its rules`;
-  }
-  return `the ACL user may not use this channel: add "&pattern" to its rules (ACL LOG names it)`;
-}
-
-/** Appends the advice to a permission error's message, once. Returns the same error. */
-export function withAclAdvice<E>(error: E): E {
-  if (!(error instanceof Error) || error.message.includes(ADVICE_SEPARATOR)) return error;
-  const advice = aclAdvice(error.message);
-  if (advice !== undefined) error.message = `${error.message}${ADVICE_SEPARATOR}${advice}`;
-  return error;
-}
-
-const UNKNOWN_CA = new Set([
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-]);
-
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO)/u;
+const WRAPPERS =
+  /max retries per request|Command timed out|Connection is closed|Stream isn't writeable/iu;
+const TLS = /TLS|SSL|certificate|CERT_|self[- ]signed/iu;
 
 /**
- * "TLS handshake failed: <reason>" for an error raised while establishing TLS, else undefined.
- * The reasons name the setting that fixes them.
+ * Turns what ioredis reports into a sentence an operator can act on: the cause behind the
+ * client's wrappers (lastConnectionError), the endpoint, and what to change.
  */
-export function describeTlsError(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const code = (error as { code?: unknown }).code;
-  const codeText = typeof code === "string" ? code : "";
-  const message = shortTlsMessage(error.message);
-  let reason: string | undefined;
-  if (UNKNOWN_CA.has(codeText)) {
-    reason = `the server's certificate is signed by an unknown CA (${message}); set redis.tls.caFile to the CA that signed it`;
-  } else if (codeText === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    reason = `certificate name mismatch (${message}); connect by a name the certificate lists, or set redis.tls.serverName`;
-  } else if (/certificate required/iu.test(message) || codeText.includes("CERTIFICATE_REQUIRED")) {
-    reason = `the server requires a client certificate (${message}); set redis.tls.certFile and redis.tls.keyFile (mutual TLS)`;
-  } else if (codeText === "CERT_HAS_EXPIRED" || codeText === "CERT_NOT_YET_VALID") {
-    reason = `the server's certificate is not valid now (${message})`;
-  } else if (/before secure TLS connection was established/u.test(message)) {
-    reason = `the server closed the connection during the handshake (${message}); is it a TLS port, and does it accept this client certificate?`;
-  } else if (TLS_CODE.test(codeText) || /\b(ssl|tls)\b/iu.test(message)) {
-    reason = message;
+export function explainRedisError(
+  error: unknown,
+  context: { url: string; client?: object },
+): string {
+  let cause = error instanceof Error ? error : new Error(String(error));
+  const recorded = context.client === undefined ? undefined : lastConnectionError(context.client);
+  if (recorded !== undefined && WRAPPERS.test(cause.message)) cause = recorded;
+  const code = (cause as { code?: unknown }).code;
+  const endpoint = endpointOf(context.url);
+  const tls = context.url.startsWith("rediss://");
+  const message = cause.message;
+  if (code === "ECONNREFUSED") {
+    return `connection refused by ${endpoint} (ECONNREFUSED): nothing listens there; is Redis running, and is redis.url right?`;
   }
-  return reason === undefined ? undefined : `TLS handshake failed: ${reason}`;
-}
-
-/**
- * With TLS 1.3 the client finishes its side of the handshake before the server checks the client
- * certificate; a refusal then often arrives as a reset of the first write rather than as an alert.
- */
-export function describeResetAfterHandshake(error: unknown): string | undefined {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  if (code !== "ECONNRESET" && code !== "EPIPE") return undefined;
-  return `TLS handshake failed: the server closed the connection right after the handshake (${code}); it requires a client certificate (set redis.tls.certFile and redis.tls.keyFile) or refused this one`;
-}
-
-/** OpenSSL messages carry a code, a function and a source location; keep the reason. */
-function shortTlsMessage(message: string): string {
-  const reason = /SSL routines:[^:]*:([^:]+)/u.exec(message)?.[1];
-  return (reason ?? message.split("\n")[0] ?? message).trim();
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return `the host of ${endpoint} does not resolve (${code}): check redis.url`;
+  }
+  const tlsDescription = describeTlsError(cause);
+  if (tlsDescription !== undefined) return `${tlsDescription} (${endpoint})`;
+  if (message.startsWith("TLS handshake failed")) return `${message} (${endpoint})`;
+  if (TLS.test(message) || (typeof code === "string" && TLS.test(code))) {
+    return `TLS handshake with ${endpoint} failed: ${message}`;
+  }
+  if (tls && (code === "ETIMEDOUT" || /timed out/iu.test(message))) {
+    return `TLS handshake with ${endpoint} did not complete (${typeof code === "string" ? code : "timeout"}): is it a TLS port, and does it trust this client?`;
+  }
+  if (/^(WRONGPASS|NOAUTH)|invalid password|invalid username-password/iu.test(message)) {
+    const reply = message.split(" ")[0] ?? "WRONGPASS";
+    return `authentication failed at ${endpoint} (${reply}): check the user and redis.password or redis.passwordFile`;
+  }
+  // Read from what the server said, whether or not the client appended its advice already.
+  const said = message.split(" -- ACL: ")[0] ?? message;
+  const denial = permissionDenial(said);
+  const advice = aclAdvice(said);
+  if (denial?.refused === "command" && denial.name !== undefined && !denial.inScript) {
+    const command = denial.name;
+    return `NOPERM: the ACL user may not run ${command.toUpperCase()} at ${endpoint}: add +${command.toLowerCase()} to its ACL rule (see deploy/redis/stream-janitor.acl)`;
+  }
+  if (denial?.inScript === true && advice !== undefined) return `${said} -- ACL: ${advice}`;
+  if (message.startsWith("NOPERM")) {
+    if (advice !== undefined) return `NOPERM at ${endpoint}: ${advice}`;
+    return `NOPERM at ${endpoint}: ${said.slice("NOPERM ".length)}: the ACL rule must allow it (see deploy/redis/stream-janitor.acl)`;
+  }
+  if (code === "ETIMEDOUT" || /timed out/iu.test(message)) {
+    return `${endpoint} did not answer in time (${typeof code === "string" ? code : "timeout"})`;
+  }
+  return message;
 }

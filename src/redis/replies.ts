@@ -13,26 +13,12 @@ export function idMs(id: string): number {
   return ms;
 }
 
-function idParts(id: string): [bigint, bigint] {
-  const [ms = "0", seq = "0"] = id.split("-");
-  return [BigInt(ms), BigInt(seq)];
-}
-
-/** Orders stream ids numerically (string order is wrong: "10-0" < "9-0"). */
-export function compareIds(a: string, b: string): number {
-  const [aMs, aSeq] = idParts(a);
-  const [bMs, bSeq] = idParts(b);
-  if (aMs !== bMs) return aMs < bMs ? -1 : 1;
-  if (aSeq !== bSeq) return aSeq < bSeq ? -1 : 1;
-  return 0;
-}
-
 export function asArray(value: unknown, what: string): unknown[] {
   if (!Array.isArray(value)) throw new Error(`unexpected ${what} reply`);
   return value;
 }
 
-export function asNumber(value: unknown, what: string): number {
+function asNumber(value: unknown, what: string): number {
   if (typeof value === "number") return value;
   if (typeof value !== "string") throw new Error(`unexpected ${what} value`);
   const number = Number(value);
@@ -90,37 +76,14 @@ export function parseXinfoGroups(reply: unknown): GroupInfo[] {
   });
 }
 
+/** The group names of an `XINFO GROUPS stream` reply, in Redis' order. */
+export function parseXinfoGroupNames(reply: unknown): string[] {
+  return parseXinfoGroups(reply).map((info) => info.name);
+}
+
 /** The named group of an `XINFO GROUPS` reply, or undefined when there is no such group. */
 export function findGroup(reply: unknown, group: string): GroupInfo | undefined {
   return parseXinfoGroups(reply).find((info) => info.name === group);
-}
-
-export interface ConsumerInfo {
-  name: string;
-  pending: number;
-  /** Since the last attempted interaction (7.2+), or the last interaction at all (7.0). */
-  idleMs: number;
-  /** 7.2+: since the last successful interaction; -1 when it never had one; undefined before 7.2. */
-  inactiveMs: number | undefined;
-}
-
-/** `XINFO CONSUMERS stream group`; entries without a name or idle time are skipped. */
-export function parseXinfoConsumers(reply: unknown): ConsumerInfo[] {
-  return asArray(reply, "XINFO CONSUMERS").flatMap((entry): ConsumerInfo[] => {
-    const fields = kvList(entry, "XINFO CONSUMERS");
-    const name = fields.get("name");
-    const idleMs = Number(fields.get("idle"));
-    if (typeof name !== "string" || !Number.isFinite(idleMs)) return [];
-    const inactive = fields.get("inactive");
-    return [
-      {
-        name,
-        pending: Number(fields.get("pending") ?? 0),
-        idleMs,
-        inactiveMs: inactive === undefined ? undefined : Number(inactive),
-      },
-    ];
-  });
 }
 
 export interface PendingSummary {

@@ -1,5 +1,5 @@
 import { connect, type ConnectionOptions } from "node:tls";
-import { describeTlsError } from "./explainRedisError.js";
+import { describeTlsError } from "./describeTlsError.js";
 
 /** ioredis: "failed to connect to sentinel 10.0.0.1:26379 because Connection is closed". */
 const FAILED_SENTINEL = /^failed to connect to sentinel (.+):(\d+) because /u;

@@ -87,7 +87,7 @@ export function validLag(values: GroupValues, options: GaugeOptions): number | u
  * stream); undefined (no sample) when the group has received nothing yet, or when the lag is
  * unknown and so is whether anything waits at all.
  */
-export function waitingBoundMs(
+function waitingBoundMs(
   values: GroupValues,
   lag: number | undefined,
   nowMs: number,

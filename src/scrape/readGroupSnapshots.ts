@@ -58,18 +58,20 @@ export interface ReadOptions {
 
 /**
  * Reads everything the scrape-time gauges need for every group in consecutive pipelines of bounded
- * size (runPipelineBatches), all of them bounded together by options.timeoutMs: TIME; per stream XLEN and XINFO GROUPS (sent once however many groups it
- * has; its `pending` is the PEL count); per group the oldest pending entry (XPENDING - + 1: id,
- * owner, idle, deliveries), the dead-letter stream's XLEN and, with per-consumer series only,
- * the XPENDING summary. Four commands per group on its own stream: each command costs far more
- * in the client (encoding, decoding, promises) than in Redis. None of these returns an entry body, so the
- * cost of a scrape does not depend on the size of the entries (contract section 5): XRANGE,
+ * size (runPipelineBatches), all of them bounded together by options.timeoutMs: TIME; per stream
+ * XLEN and XINFO GROUPS (sent once however many groups it has; its `pending` is the PEL count);
+ * per group the oldest pending entry (XPENDING - + 1: id, owner, idle, deliveries), the
+ * dead-letter stream's XLEN and, with per-consumer series only, the XPENDING summary. Four
+ * commands per group on its own stream: each command costs far more in the client (encoding,
+ * decoding, promises) than in Redis. None of these returns an entry body, so the cost of a
+ * scrape does not depend on the size of the entries (contract section 5): XRANGE,
  * XREVRANGE and XINFO STREAM are never used, not even inside a script, where a 50 MB body costs
  * Redis about a second to copy. Throws RedisUnavailableError when Redis does not answer; a
  * missing or mistyped key only marks its own groups.
  *
  * One server or Sentinel: the same reads in readGroupStats script calls instead
- * (readGroupSnapshotsScripted), a few hundred groups each, unless options.scripted is false.
+ * (readGroupSnapshotsScripted), GROUPS_PER_SCRIPT groups per call (options.groupsPerCall),
+ * unless options.scripted is false.
  *
  * Redis Cluster: the same commands, one pipeline per node (runReadPipeline), all bounded by the
  * same timeout; a node that does not answer marks only the groups it serves `unreachable`.
@@ -79,7 +81,7 @@ export async function readGroupSnapshots(
   groups: readonly ResolvedGroup[],
   options: ReadOptions,
 ): Promise<ScrapeSnapshot> {
-  // One script call reads a few hundred groups: far less client work than four commands each.
+  // One script call reads GROUPS_PER_SCRIPT groups: far less client work than four commands each.
   // Not on Cluster, where the keys of one call would have to share a slot.
   if (options.scripted !== false && !(redis instanceof Cluster)) {
     return readGroupSnapshotsScripted(redis, groups, options);
@@ -88,7 +90,7 @@ export async function readGroupSnapshots(
 }
 
 /** The pipelined reads (see readGroupSnapshots). */
-export async function readGroupSnapshotsPipelined(
+async function readGroupSnapshotsPipelined(
   redis: RedisClient,
   groups: readonly ResolvedGroup[],
   options: ReadOptions,

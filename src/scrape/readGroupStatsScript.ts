@@ -4,20 +4,18 @@ import { registerScripts } from "../scripts/scriptedRedis.js";
 import { classifyReplyError, isReplyError } from "../redis/replies.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { GroupReading, GroupValues, ScrapeSnapshot } from "./GroupReading.js";
-import { RedisTimeoutError, RedisUnavailableError } from "../redis/pipeline/runPipeline.js";
+import {
+  answerWithin,
+  RedisTimeoutError,
+  RedisUnavailableError,
+  requireConnected,
+} from "../redis/pipeline/runPipeline.js";
 
 /**
  * Groups per readGroupStats call: about 1.5 ms of Redis time (four reads per group, each costing
  * Redis 2-3 µs more inside a script than pipelined), so other clients wait little for one call.
  */
 export const GROUPS_PER_SCRIPT = 100;
-
-const DISCONNECTED: ReadonlySet<string> = new Set([
-  "reconnecting",
-  "close",
-  "end",
-  "disconnecting",
-]);
 
 /** A flat reply read front to back. */
 class Cursor {
@@ -109,31 +107,6 @@ function parseReply(
   return { nowMs, readings };
 }
 
-/** The call's reply, or RedisTimeoutError after leftMs (a late answer is dropped). */
-async function callWithin(
-  call: Promise<unknown>,
-  leftMs: number,
-  totalMs: number,
-): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        reject(new RedisTimeoutError(`redis did not answer within ${totalMs} ms`));
-      },
-      Math.max(leftMs, 1),
-    );
-  });
-  try {
-    return await Promise.race([call, timedOut]);
-  } catch (error) {
-    call.catch(() => undefined);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export interface ScriptReadOptions {
   timeoutMs: number;
   perConsumer: boolean;
@@ -169,13 +142,15 @@ export async function readGroupSnapshotsScripted(
     if (leftMs <= 0) {
       throw new RedisTimeoutError(`redis did not answer within ${options.timeoutMs} ms`);
     }
-    if (DISCONNECTED.has(redis.status)) {
-      throw new RedisUnavailableError(`redis connection is ${redis.status}`);
-    }
+    requireConnected(redis);
     let reply: unknown;
     try {
       const call = scripted.sjReadGroupStats(...argsFor(batch, options.perConsumer));
-      reply = await callWithin(call, leftMs, options.timeoutMs);
+      reply = await answerWithin(
+        call,
+        leftMs,
+        `redis did not answer within ${options.timeoutMs} ms`,
+      );
     } catch (error) {
       if (error instanceof RedisUnavailableError) throw error;
       const failure = error instanceof Error ? error : new Error(String(error));

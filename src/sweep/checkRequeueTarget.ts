@@ -1,14 +1,6 @@
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-
-function groupNames(reply: unknown): string[] {
-  if (!Array.isArray(reply)) return [];
-  return reply.flatMap((flat: unknown) => {
-    if (!Array.isArray(flat)) return [];
-    const index = flat.indexOf("name");
-    return index === -1 ? [] : [String(flat[index + 1])];
-  });
-}
+import { parseXinfoGroupNames } from "../redis/replies.js";
 
 /**
  * A requeued copy is delivered to every group that reads the target stream. Returns why the
@@ -21,7 +13,7 @@ export async function checkRequeueTarget(
   if (group.action !== "requeue") return undefined;
   let names: string[];
   try {
-    names = groupNames(await redis.call("XINFO", "GROUPS", group.requeueStream));
+    names = parseXinfoGroupNames(await redis.call("XINFO", "GROUPS", group.requeueStream));
   } catch (error) {
     // No target stream yet: nobody else can read the copies (XADD creates it with no groups).
     if (error instanceof Error && /no such key/iu.test(error.message)) return undefined;

@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient } from "../../src/redis/createRedisClient.js";
-import { explainRedisError } from "../../src/redis/describeRedisFailure.js";
+import { explainRedisError } from "../../src/redis/explainRedisError.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { freePort, startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";

@@ -45,7 +45,7 @@ describe("consumers reap", () => {
     for (const name of ["gone-1", "gone-2", "stream-janitor"])
       await emptyConsumer(stream, "workers", name);
     const redis = registerScripts(fixture.redis);
-    const request = { stream, group: "workers", protectedConsumer: "stream-janitor" };
+    const request = { stream, group: "workers", janitorConsumer: "stream-janitor" };
 
     // Just created: not idle for a minute yet.
     const young = await reapConsumers(redis, { ...request, idleMs: 60_000, dryRun: false });
@@ -86,7 +86,7 @@ describe("consumers reap", () => {
       stream,
       group: "workers",
       idleMs: 60_000,
-      protectedConsumer: "stream-janitor",
+      janitorConsumer: "stream-janitor",
       dryRun: true,
     };
     const faked72 = { stale: 3_600_000, poller: -1, "stream-janitor": 3_600_000, busy: 0 };
@@ -117,7 +117,7 @@ describe("consumers reap", () => {
         stream,
         group: "nope",
         idleMs: 0,
-        protectedConsumer: "",
+        janitorConsumer: "",
         dryRun: false,
       }),
     ).rejects.toThrow(/NOGROUP/u);
@@ -162,7 +162,7 @@ describe("consumers reap", () => {
           stream,
           group: "workers",
           idleMs: 0,
-          protectedConsumer: "",
+          janitorConsumer: "",
           dryRun: false,
         }),
         reader.call(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { explainRedisError } from "../../src/redis/describeRedisFailure.js";
-import { aclAdvice, withAclAdvice } from "../../src/redis/explainRedisError.js";
+import { explainRedisError } from "../../src/redis/explainRedisError.js";
+import { aclAdvice, withAclAdvice } from "../../src/redis/aclAdvice.js";
 
 /**
  * Every permission error a supported server sends, word for word (Redis 7.0.15's server.c and

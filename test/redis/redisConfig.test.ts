@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatEffectiveConfig } from "../../src/config/formatEffectiveConfig.js";
 import { endpointOptions } from "../../src/redis/connectionOptions.js";
-import { aclAdvice, describeTlsError } from "../../src/redis/explainRedisError.js";
+import { aclAdvice } from "../../src/redis/aclAdvice.js";
+import { describeTlsError } from "../../src/redis/describeTlsError.js";
 import { plainRedisConfig } from "../../src/core/configTypes.js";
 import {
   expectConfigError,

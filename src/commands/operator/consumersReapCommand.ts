@@ -59,7 +59,7 @@ Examples:
       stream,
       group,
       idleMs: durationOption(values, "idle", "idle-ms") ?? 0,
-      protectedConsumer: janitorConsumerName(session.config),
+      janitorConsumer: janitorConsumerName(session.config),
       dryRun: values["dry-run"] === true,
     });
     if (values.json === true) writeJson(session, summary);

@@ -23,6 +23,7 @@ export class RedisTimeoutError extends RedisUnavailableError {
   override name = "RedisTimeoutError";
 }
 
+/** Connection states in which a command would wait in the offline queue instead of being sent. */
 const DISCONNECTED: ReadonlySet<string> = new Set([
   "reconnecting",
   "close",
@@ -31,44 +32,63 @@ const DISCONNECTED: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Sends the commands as one pipeline (one write, one round trip) and waits at most timeoutMs.
- * A late answer is dropped on the floor: the commands themselves cannot be recalled, but their
- * failure must not surface as an unhandled rejection.
+ * Throws RedisUnavailableError at once while the connection is down: commands would wait in the
+ * offline queue until they time out, and a scrape every few seconds would pile thousands up.
+ */
+export function requireConnected(redis: RedisClient): void {
+  if (DISCONNECTED.has(redis.status)) {
+    throw new RedisUnavailableError(`redis connection is ${redis.status}`);
+  }
+}
+
+/**
+ * The call's answer, or RedisTimeoutError (with `message`) after timeoutMs; without timeoutMs,
+ * whenever it comes. A late answer, or a late failure, is dropped on the floor: the command
+ * itself cannot be recalled, but its failure must not surface as an unhandled rejection.
+ */
+export async function answerWithin<T>(
+  call: Promise<T>,
+  timeoutMs: number | undefined,
+  message: string,
+): Promise<T> {
+  if (timeoutMs === undefined) return call;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(message)), Math.max(timeoutMs, 1));
+  });
+  try {
+    return await Promise.race([call, timedOut]);
+  } catch (error) {
+    call.catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Sends the commands as one pipeline (one write, one round trip) and waits at most timeoutMs
+ * (see answerWithin). Without timeoutMs the pipeline has no bound of its own: only the
+ * connection's command timeout (a per-command error reply) applies.
  */
 export async function runPipeline(
   redis: RedisClient,
   commands: readonly Command[],
-  timeoutMs: number,
+  timeoutMs?: number,
 ): Promise<PipelineReply[]> {
   if (commands.length === 0) return [];
-  // While the connection is down, commands would wait in the offline queue until they time out;
-  // a scrape every few seconds would pile thousands of them up. Say "down" at once instead.
-  if (DISCONNECTED.has(redis.status)) {
-    throw new RedisUnavailableError(`redis connection is ${redis.status}`);
-  }
+  requireConnected(redis);
   const pipeline = redis.pipeline();
   for (const [name, ...args] of commands) pipeline.call(name, ...args);
-  const executed = pipeline.exec();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        reject(new RedisTimeoutError(`redis did not answer within ${timeoutMs} ms`));
-      },
-      Math.max(timeoutMs, 1),
-    );
-  });
   try {
-    const results = await Promise.race([executed, timedOut]);
+    const message = `redis did not answer within ${timeoutMs} ms`;
+    const results = await answerWithin(pipeline.exec(), timeoutMs, message);
     if (results === null || results.length !== commands.length) {
       throw new RedisUnavailableError("the pipeline was discarded");
     }
     return results.map(([error, value]) => (error ? { error } : { value }));
   } catch (error) {
-    executed.catch(() => undefined);
     if (error instanceof RedisUnavailableError) throw error;
     throw new RedisUnavailableError(error instanceof Error ? error.message : String(error));
-  } finally {
-    clearTimeout(timer);
   }
 }

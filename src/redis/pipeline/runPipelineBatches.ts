@@ -7,7 +7,7 @@ import { RedisTimeoutError, runPipeline, type Command, type PipelineReply } from
  * command object, promise and reply of the scrape is alive at once, survives the young-generation
  * collections and inflates the old generation (and RSS) by hundreds of megabytes.
  */
-export const PIPELINE_BATCH_SIZE = 1000;
+const PIPELINE_BATCH_SIZE = 1000;
 
 export interface BatchOptions {
   /** Bound on all the batches together, as on one pipeline. */

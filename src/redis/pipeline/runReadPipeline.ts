@@ -5,7 +5,7 @@ import { type Command, type PipelineReply } from "./runPipeline.js";
 import { runPipelineBatches } from "./runPipelineBatches.js";
 
 /** The key a read command is about: XINFO names a subcommand first; TIME has none. */
-export function commandKey(command: Command): string | undefined {
+function commandKey(command: Command): string | undefined {
   const [name, ...args] = command;
   const key = name.toUpperCase() === "XINFO" ? args[1] : args[0];
   return key === undefined ? undefined : String(key);

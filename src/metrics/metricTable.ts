@@ -1,0 +1,275 @@
+/**
+ * Every metric family of stream-janitor, described once (contract section 5 plus the age-based
+ * extras): name, type, help and label names are written here and nowhere else, the way
+ * redis_exporter keeps its metric descriptions in one table. createMetrics() builds the metric
+ * objects from a section, and each owner is handed its section's objects. Counters move only on
+ * the leader; gauges are set by every replica's collector.
+ */
+export interface MetricDescription {
+  readonly name: string;
+  readonly type: "gauge" | "counter" | "histogram";
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  /**
+   * One series per group (or stream) in the compact form that renders itself (GroupGauge,
+   * GroupCounter: see GroupSeries). A gauge of this form is replaced wholesale at each scrape.
+   */
+  readonly perGroup?: true;
+  readonly buckets?: readonly number[];
+}
+
+const GROUP = ["stream", "group"] as const;
+
+/** The sections, by owner: createMetrics() builds one section at a time, in this order. */
+export const METRIC_TABLE = {
+  /** The scrape's gauges (per group), the sweep's counters, leadership and process state. */
+  janitor: {
+    pendingEntries: {
+      name: "stream_janitor_pending_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "Entries in the group's pending entries list (XPENDING count), read at scrape time.",
+      labelNames: GROUP,
+    },
+    pendingMaxIdleSeconds: {
+      name: "stream_janitor_pending_max_idle_seconds",
+      type: "gauge",
+      perGroup: true,
+      help: "Largest idle time in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds; metrics.pelScanIntervalMs apart), raised to the live idle time of the oldest pending entry read at scrape time (the only source before the first scan); 0 while the PEL is empty.",
+      labelNames: GROUP,
+    },
+    pendingOldestAgeSeconds: {
+      name: "stream_janitor_pending_oldest_age_seconds",
+      type: "gauge",
+      perGroup: true,
+      help: "Age of the oldest pending id: Redis TIME minus the id's millisecond part, read at scrape time; 0 while the PEL is empty.",
+      labelNames: GROUP,
+    },
+    pendingMaxDeliveries: {
+      name: "stream_janitor_pending_max_deliveries",
+      type: "gauge",
+      perGroup: true,
+      help: "Largest delivery count in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds), raised to the oldest pending entry's count read at scrape time; 0 while the PEL is empty.",
+      labelNames: GROUP,
+    },
+    pelScanTimestampSeconds: {
+      name: "stream_janitor_pel_scan_timestamp_seconds",
+      type: "gauge",
+      perGroup: true,
+      help: "Redis time (Unix seconds) at which the last completed PEL scan of the group started: the freshness of pending_max_idle_seconds and pending_max_deliveries. No sample before the first scan.",
+      labelNames: GROUP,
+    },
+    lagEntries: {
+      name: "stream_janitor_lag_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "XINFO GROUPS lag; no sample while it is unknown (see lag_valid).",
+      labelNames: GROUP,
+    },
+    lagValid: {
+      name: "stream_janitor_lag_valid",
+      type: "gauge",
+      perGroup: true,
+      help: "1 when the group's lag is known: 0 when Redis reports it as null, when the server has no lag, or when it exceeds the stream's length (Redis before 8.0 over-reports it after trims and deletions).",
+      labelNames: GROUP,
+    },
+    lagSeconds: {
+      name: "stream_janitor_lag_seconds",
+      type: "gauge",
+      perGroup: true,
+      help: "Upper bound on the age of the oldest entry not yet delivered to the group: Redis TIME minus the millisecond part of the group's last-delivered id while entries wait (lag > 0); 0 when nothing waits. No sample while the lag is unknown or the group has received nothing yet. Read from ids only: no entry is read.",
+      labelNames: GROUP,
+    },
+    groupReadable: {
+      name: "stream_janitor_group_readable",
+      type: "gauge",
+      perGroup: true,
+      help: "1 when the stream exists, is a stream, has the group and its reads succeed; 0 otherwise (missing stream, wrong type, missing group). No sample while Redis does not answer (see redis_up).",
+      labelNames: GROUP,
+    },
+    streamLengthEntries: {
+      name: "stream_janitor_stream_length_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "XLEN of the stream; no sample while the stream does not exist.",
+      labelNames: ["stream"],
+    },
+    deadLetterLengthEntries: {
+      name: "stream_janitor_dead_letter_length_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "XLEN of the group's dead-letter stream (0 until the first dead letter creates it).",
+      labelNames: GROUP,
+    },
+    consumerPendingEntries: {
+      name: "stream_janitor_consumer_pending_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "Pending entries per consumer (XPENDING summary), only with metrics.perConsumer: at most metrics.maxConsumersPerGroup consumers per group, those with the most pending; consumers with nothing pending have no sample.",
+      labelNames: [...GROUP, "consumer"],
+    },
+    claimedEntries: {
+      name: "stream_janitor_claimed_entries_total",
+      type: "counter",
+      perGroup: true,
+      help: "Entries claimed by sweeps.",
+      labelNames: GROUP,
+    },
+    requeuedEntries: {
+      name: "stream_janitor_requeued_entries_total",
+      type: "counter",
+      perGroup: true,
+      help: "Entries requeued as copies.",
+      labelNames: GROUP,
+    },
+    reassignedEntries: {
+      name: "stream_janitor_reassigned_entries_total",
+      type: "counter",
+      perGroup: true,
+      help: "Entries transferred to a live consumer.",
+      labelNames: GROUP,
+    },
+    deadLetteredEntries: {
+      name: "stream_janitor_dead_lettered_entries_total",
+      type: "counter",
+      perGroup: true,
+      help: "Entries moved to the dead-letter stream, by reason (max-deliveries or action).",
+      labelNames: [...GROUP, "reason"],
+    },
+    ghostEntries: {
+      name: "stream_janitor_ghost_entries_total",
+      type: "counter",
+      perGroup: true,
+      help: "Pending ids XAUTOCLAIM reported as deleted: their bodies were trimmed or XDELed (data lost).",
+      labelNames: GROUP,
+    },
+    deadLettersDropped: {
+      name: "stream_janitor_dead_letters_dropped_total",
+      type: "counter",
+      perGroup: true,
+      help: "Dead letters removed from the dead-letter stream by the group's deadLetterMaxLen cap (data lost; never with the default 0).",
+      labelNames: GROUP,
+    },
+    sweeps: {
+      name: "stream_janitor_sweeps_total",
+      type: "counter",
+      perGroup: true,
+      help: "Finished sweeps of one group, successful or not.",
+      labelNames: GROUP,
+    },
+    sweepFailures: {
+      name: "stream_janitor_sweep_failures_total",
+      type: "counter",
+      perGroup: true,
+      help: "Failed sweeps, by kind of failure.",
+      labelNames: [...GROUP, "kind"],
+    },
+    sweepDurationSeconds: {
+      name: "stream_janitor_sweep_duration_seconds",
+      type: "histogram",
+      help: "Duration of one sweep of one group.",
+      labelNames: GROUP,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30],
+    },
+    lastSweepSuccessTimestampSeconds: {
+      name: "stream_janitor_last_sweep_success_timestamp_seconds",
+      type: "gauge",
+      help: "Unix time of the group's last successful sweep by this process.",
+      labelNames: GROUP,
+    },
+    leader: {
+      name: "stream_janitor_leader",
+      type: "gauge",
+      help: "1 while this process holds the lease.",
+      labelNames: [],
+    },
+    fencingToken: {
+      name: "stream_janitor_fencing_token",
+      type: "gauge",
+      help: "Fencing token of this process's current or last lease term.",
+      labelNames: [],
+    },
+    fencingTokenMoves: {
+      name: "stream_janitor_fencing_token_moves_total",
+      type: "counter",
+      help: "Redis Cluster: times the leader met a stream's fence above its fencing token (the token counter went back: a failover before it replicated, or a DEL) and moved the token past it, starting a new term.",
+      labelNames: [],
+    },
+    redisUp: {
+      name: "stream_janitor_redis_up",
+      type: "gauge",
+      help: "1 when the last Redis round trip succeeded.",
+      labelNames: [],
+    },
+    buildInfo: {
+      name: "stream_janitor_build_info",
+      type: "gauge",
+      help: "Always 1; the version label says which build runs.",
+      labelNames: ["version"],
+    },
+  },
+  /** Consumer reaping and safe retention (the daemon's maintenance): counters move on the leader. */
+  maintenance: {
+    consumersReaped: {
+      name: "stream_janitor_consumers_reaped_total",
+      type: "counter",
+      help: "Consumers deleted by reaping (groups[].reapConsumersIdleMs): they owned nothing and were inactive that long.",
+      labelNames: GROUP,
+    },
+    trimmedEntries: {
+      name: "stream_janitor_trimmed_entries_total",
+      type: "counter",
+      help: "Entries removed by safe trimming (retention): never one a group still needs.",
+      labelNames: ["stream"],
+    },
+    retentionBlocked: {
+      name: "stream_janitor_retention_blocked",
+      type: "gauge",
+      help: "1 while this group holds the stream's retention back: the policy wants entries removed that the group has not read or acknowledged yet; else 0.",
+      labelNames: GROUP,
+    },
+  },
+  /** The configuration reload (SIGHUP). */
+  reload: {
+    lastReloadSuccessful: {
+      name: "stream_janitor_config_last_reload_successful",
+      type: "gauge",
+      help: "1 when the last SIGHUP reload of the configuration succeeded (or none happened yet), 0 after one failed: the previous configuration is still running.",
+      labelNames: [],
+    },
+  },
+  /** How many groups the discover patterns found, and what the scans cost. */
+  discovery: {
+    discoveredGroups: {
+      name: "stream_janitor_discovered_groups",
+      type: "gauge",
+      help: "Groups currently found by discover patterns (after listed pairs, excluded streams and discovery.maxGroups).",
+      labelNames: [],
+    },
+    overCap: {
+      name: "stream_janitor_discovery_groups_over_cap_total",
+      type: "counter",
+      help: "Groups a pattern found but discovery.maxGroups left out, added up at every scan: growing means groups go unwatched.",
+      labelNames: ["pattern"],
+    },
+    scanFailures: {
+      name: "stream_janitor_discovery_scan_failures_total",
+      type: "counter",
+      help: "Discovery scans that failed; the groups of the last good scan stay in place.",
+      labelNames: [],
+    },
+    scanDurationSeconds: {
+      name: "stream_janitor_discovery_scan_duration_seconds",
+      type: "gauge",
+      help: "Duration of the last successful discovery scan (SCAN of every pattern and XINFO GROUPS of every match).",
+      labelNames: [],
+    },
+    streamsMatched: {
+      name: "stream_janitor_discovery_streams_matched",
+      type: "gauge",
+      help: "Streams matched by discover patterns at the last scan, excluded ones included.",
+      labelNames: [],
+    },
+  },
+} as const satisfies Record<string, Record<string, MetricDescription>>;
+
