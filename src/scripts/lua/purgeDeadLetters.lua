@@ -10,10 +10,9 @@ Dead letters are never removed behind a reader's back: a dead letter that a cons
 dead-letter stream itself holds pending, or has not been delivered yet, is kept and counted for
 each such group (see "Readers", the same rule as in redriveDeadLetters.lua).
 Not fenced by the lease, like a redrive: it is run by an operator and only deletes dead letters,
-which the daemon never reads back. One key, so it runs on Redis Cluster as is.
+which the daemon never reads back: it takes no fence. One key, so it runs on Redis Cluster as is.
 
 KEYS[1]  dead-letter stream
-KEYS[2]  optional fence key; when present it must hold ARGV[8] or nothing changes
 
 ARGV[1]  source stream (x-original-stream of the dead letters to delete)
 ARGV[2]  group (x-original-group)
@@ -22,10 +21,10 @@ ARGV[4]  end id (inclusive)
 ARGV[5]  scan limit: at most this many dead letters are examined
 ARGV[6]  delete limit: at most this many are deleted
 ARGV[7]  reason: max-deliveries | action | empty for any
-ARGV[8]  fence value (ignored without KEYS[2])
-ARGV[9]  1: dry run (count, write nothing); 0: delete
-ARGV[10...]  optional: the dead-letter ids to delete (--id); the cursor, end id and scan limit are
+ARGV[8]  1: dry run (count, write nothing); 0: delete
+ARGV[9...]  optional: the dead-letter ids to delete (--id); the cursor, end id and scan limit are
          then ignored, and the page is these ids
+(Built by purgeDeadLettersArgs() in src/scripts/purgeDeadLetters.ts.)
 
 Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
   done        1 when the range has been scanned (always with ids)
@@ -33,19 +32,20 @@ Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
               selected dead letters back, with how many each
   held        selected dead letters held back (each counted once)
   unknownIds  the given ids that are not dead letters of this stream/group (and reason)
-Errors (nothing changed): FENCED, WRONGTYPE.
+Errors (nothing changed): WRONGTYPE.
+Included when loaded: includes/streamIds.lua, includes/metadata.lua.
 ]]
+
+--- @include "streamIds"
+--- @include "metadata"
 
 local deadLetters = KEYS[1]
 local source, group = ARGV[1], ARGV[2]
 local cursor, endId = ARGV[3], ARGV[4]
 local scanLimit, deleteLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
 local reason = ARGV[7]
-local dryRun = ARGV[9] == '1'
+local dryRun = ARGV[8] == '1'
 
-if #KEYS >= 2 and redis.call('GET', KEYS[2]) ~= ARGV[8] then
-  return redis.error_reply('FENCED the lease is not held by this process')
-end
 local keyType = redis.call('TYPE', deadLetters)['ok']
 if keyType ~= 'stream' and keyType ~= 'none' then
   return redis.error_reply('WRONGTYPE ' .. deadLetters .. ' holds a ' .. keyType .. ', not a stream')
@@ -55,22 +55,7 @@ end
 -- Readers: the consumer groups of the dead-letter stream itself (as in redriveDeadLetters.lua).
 -- A dead letter a group has not been delivered yet, or still holds pending, is never deleted:
 -- its readers would find it gone (a ghost in their PEL, or an entry never seen). Ids are compared
--- as decimal strings (doubles lose precision above 2^53).
-
-local function splitId(id)
-  local dash = string.find(id, '-', 1, true)
-  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
-end
-local function numberLess(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
-local function idLess(a, b)
-  local aMs, aSeq = splitId(a)
-  local bMs, bSeq = splitId(b)
-  if aMs ~= bMs then return numberLess(aMs, bMs) end
-  return numberLess(aSeq, bSeq)
-end
+-- as decimal strings (idLess: includes/streamIds.lua).
 local readers = {}
 if keyType == 'stream' then
   for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
@@ -104,11 +89,11 @@ end
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
 
-local page, unknown, byIds = nil, {}, #ARGV >= 10
+local page, unknown, byIds = nil, {}, #ARGV >= 9
 if byIds then
   page = {}
   local seen = {}
-  for i = 10, #ARGV do
+  for i = 9, #ARGV do
     local id = ARGV[i]
     if not seen[id] then
       seen[id] = true
