@@ -33,7 +33,7 @@ describe("the script loader", () => {
     const source = loadScript(file);
     expect(source).not.toMatch(/^--- @include/mu);
     expect(source.startsWith("#!lua")).toBe(true);
-    for (const name of ["checkFence", "splitId", "metadataNames"]) {
+    for (const name of ["checkFence", "splitId", "metadataNames", "readersOf"]) {
       expect(source.split(`local function ${name}(`).length).toBeLessThanOrEqual(2);
     }
   });

@@ -8,7 +8,7 @@ looks up the ids it is given, and deletes the dead letters of this stream/group 
 given). Deleting is idempotent, so an interrupted purge is simply run again.
 Dead letters are never removed behind a reader's back: a dead letter that a consumer group of the
 dead-letter stream itself holds pending, or has not been delivered yet, is kept and counted for
-each such group (see "Readers", the same rule as in redriveDeadLetters.lua).
+each such group (includes/deadLetterReaders.lua, the same rule as in redriveDeadLetters.lua).
 Not fenced by the lease, like a redrive: it is run by an operator and only deletes dead letters,
 which the daemon never reads back: it takes no fence. One key, so it runs on Redis Cluster as is.
 
@@ -24,7 +24,7 @@ ARGV[7]  reason: max-deliveries | action | empty for any
 ARGV[8]  1: dry run (count, write nothing); 0: delete
 ARGV[9...]  optional: the dead-letter ids to delete (--id); the cursor, end id and scan limit are
          then ignored, and the page is these ids
-(Built by purgeDeadLettersArgs() in src/scripts/purgeDeadLetters.ts.)
+(Built and read by src/scripts/purgeDeadLetters.ts; ARGV as in redriveDeadLetters.lua.)
 
 Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
   done        1 when the range has been scanned (always with ids)
@@ -33,11 +33,10 @@ Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
   held        selected dead letters held back (each counted once)
   unknownIds  the given ids that are not dead letters of this stream/group (and reason)
 Errors (nothing changed): WRONGTYPE.
-Included when loaded: includes/streamIds.lua, includes/metadata.lua.
+Included when loaded: includes/deadLetterReaders.lua (and streamIds.lua).
 ]]
 
---- @include "streamIds"
---- @include "metadata"
+--- @include "deadLetterReaders"
 
 local deadLetters = KEYS[1]
 local source, group = ARGV[1], ARGV[2]
@@ -52,39 +51,9 @@ if keyType ~= 'stream' and keyType ~= 'none' then
 end
 
 ------------------------------------------------------------------------------------------------
--- Readers: the consumer groups of the dead-letter stream itself (as in redriveDeadLetters.lua).
--- A dead letter a group has not been delivered yet, or still holds pending, is never deleted:
--- its readers would find it gone (a ghost in their PEL, or an entry never seen). Ids are compared
--- as decimal strings (idLess: includes/streamIds.lua).
-local readers = {}
-if keyType == 'stream' then
-  for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
-    local info = {}
-    for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
-    local reader = { name = info['name'], lastDelivered = info['last-delivered-id'], held = 0 }
-    if info['pending'] > 0 then
-      local summary = redis.call('XPENDING', deadLetters, reader.name)
-      reader.firstPending, reader.lastPending = summary[2], summary[3]
-    end
-    readers[#readers + 1] = reader
-  end
-end
--- True when some reader still needs the dead letter `id`; counted for each reader that does.
-local function heldBack(id)
-  local held = false
-  for _, reader in ipairs(readers) do
-    local needs = idLess(reader.lastDelivered, id)
-    if not needs and reader.firstPending and not idLess(id, reader.firstPending)
-      and not idLess(reader.lastPending, id) then
-      needs = #redis.call('XPENDING', deadLetters, reader.name, id, id, 1) > 0
-    end
-    if needs then
-      reader.held = reader.held + 1
-      held = true
-    end
-  end
-  return held
-end
+-- Readers: the consumer groups of the dead-letter stream itself (includes/deadLetterReaders.lua).
+local readers = readersOf(keyType == 'stream' and deadLetters or nil)
+local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
@@ -136,11 +105,4 @@ if not dryRun then
 end
 local done = 0
 if byIds or (#page < scanLimit and examined == #page) then done = 1 end
-local heldBackBy = {}
-for _, reader in ipairs(readers) do
-  if reader.held > 0 then
-    heldBackBy[#heldBackBy + 1] = reader.name
-    heldBackBy[#heldBackBy + 1] = reader.held
-  end
-end
-return { nextCursor, examined, #toDelete, done, heldBackBy, held, unknown }
+return { nextCursor, examined, #toDelete, done, heldBackByOf(readers), held, unknown }

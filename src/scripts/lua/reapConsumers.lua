@@ -26,7 +26,7 @@ ARGV[5]  fence value, or 'token:<n>' on Cluster (ignored without KEYS[2])
 Returns { reapedNames, keptWithPending, usedInactive }: usedInactive is 1 when the server
 reported `inactive`.
 Errors (nothing changed): FENCED, NOGROUP, WRONGTYPE, NOSUCHKEY ("ERR no such key").
-Built by reapConsumersArgs() in src/scripts/reapConsumers.ts. Included when loaded: includes/fence.lua.
+Built and read by src/scripts/reapConsumers.ts. Included when loaded: includes/fence.lua.
 ]]
 
 --- @include "fence"

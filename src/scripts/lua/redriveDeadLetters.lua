@@ -36,7 +36,7 @@ ARGV[7]  reason: max-deliveries | action | empty for any
 ARGV[8]  1: dry run (count what would move, write nothing); 0: move
 ARGV[9...]  optional: the dead-letter ids to move (--id); the cursor, end id and scan limit are
          then ignored, and the page is these ids
-(Built by redriveDeadLettersArgs() in src/scripts/redriveDeadLetters.ts.)
+(Built and read by src/scripts/redriveDeadLetters.ts; ARGV as in purgeDeadLetters.lua.)
 
 Returns { nextCursor, examined, moved, done, oversizedIds, heldBackBy, held, unknownIds }:
   done        1 when the range up to the end id has been scanned completely (always with ids)
@@ -51,11 +51,12 @@ Redis never rolls back a script: everything that could make a write fail is chec
 first one (the key types, the target's ids, the size of each copy). Should an unforeseen error
 still stop the copies, the dead letters already copied are deleted before the error is returned:
 each dead letter is copied and deleted, or left untouched, never copied and left.
-Included when loaded: includes/streamIds.lua, includes/metadata.lua.
+Included when loaded: includes/streamIds.lua, metadata.lua, deadLetterReaders.lua.
 ]]
 
 --- @include "streamIds"
 --- @include "metadata"
+--- @include "deadLetterReaders"
 
 local deadLetters, target = KEYS[1], KEYS[2]
 local source, group = ARGV[1], ARGV[2]
@@ -93,40 +94,9 @@ if not dryRun then
 end
 
 ------------------------------------------------------------------------------------------------
--- Readers: the consumer groups of the dead-letter stream itself. As safeTrim.lua does for a
--- stream's groups, a dead letter a group has not been delivered yet (after its last-delivered-id)
--- or still holds pending is never removed; per entry rather than as a floor, since XDEL removes
--- entries anywhere in the stream. Ids are compared as decimal strings (idLess).
-
-local readers = {}
-if exists[deadLetters] then
-  for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
-    local info = {}
-    for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
-    local reader = { name = info['name'], lastDelivered = info['last-delivered-id'], held = 0 }
-    if info['pending'] > 0 then
-      local summary = redis.call('XPENDING', deadLetters, reader.name)
-      reader.firstPending, reader.lastPending = summary[2], summary[3]
-    end
-    readers[#readers + 1] = reader
-  end
-end
--- True when some reader still needs the dead letter `id`; counted for each reader that does.
-local function heldBack(id)
-  local held = false
-  for _, reader in ipairs(readers) do
-    local needs = idLess(reader.lastDelivered, id)
-    if not needs and reader.firstPending and not idLess(id, reader.firstPending)
-      and not idLess(reader.lastPending, id) then
-      needs = #redis.call('XPENDING', deadLetters, reader.name, id, id, 1) > 0
-    end
-    if needs then
-      reader.held = reader.held + 1
-      held = true
-    end
-  end
-  return held
-end
+-- Readers: the consumer groups of the dead-letter stream itself (includes/deadLetterReaders.lua).
+local readers = readersOf(exists[deadLetters] and deadLetters or nil)
+local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
@@ -219,11 +189,4 @@ if failure then
 end
 local done = 0
 if byIds or (#page < scanLimit and examined == #page) then done = 1 end
-local heldBackBy = {}
-for _, reader in ipairs(readers) do
-  if reader.held > 0 then
-    heldBackBy[#heldBackBy + 1] = reader.name
-    heldBackBy[#heldBackBy + 1] = reader.held
-  end
-end
-return { nextCursor, examined, moved, done, oversized, heldBackBy, held, unknown }
+return { nextCursor, examined, moved, done, oversized, heldBackByOf(readers), held, unknown }

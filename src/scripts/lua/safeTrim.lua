@@ -33,6 +33,7 @@ Returns { removed, wanted, lastRemovedId, floor, blockers, more }:
   blockers       flat { group, neededFromId, ... }: the groups that held the policy back
   more           1 when the policy may want more beyond this page (call again)
 Errors (nothing changed): FENCED, WRONGTYPE.
+Built and read by src/scripts/safeTrim.ts. Included when loaded: includes/fence.lua, streamIds.lua.
 ]]
 
 --- @include "fence"
