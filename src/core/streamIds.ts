@@ -1,3 +1,6 @@
+/** The largest part of a stream id (both the ms and the seq part): 2^64 - 1. */
+export const MAX_ID_PART = "18446744073709551615";
+
 /** Stream ids as `<ms>-<seq>` compared exactly (both parts can exceed 2^53). */
 export function parseStreamId(id: string): [ms: bigint, seq: bigint] {
   const match = /^(\d+)-(\d+)$/u.exec(id);

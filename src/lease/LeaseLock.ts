@@ -2,6 +2,9 @@ import { hostname } from "node:os";
 import Redlock, { ResourceLockedError, type Lock } from "redlock";
 import { sameSlotKey } from "../core/keySlot.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { runFenceLease } from "../scripts/fenceLease.js";
+import { runMoveFencingToken } from "../scripts/moveFencingToken.js";
+import type { LeaseKeys } from "../scripts/leaseKeys.js";
 import { type RedisClient } from "../redis/RedisClient.js";
 
 /** Who holds the lease, as recorded at its acquisition. */
@@ -58,25 +61,22 @@ export class LeaseLock {
   async acquire(): Promise<AcquireResult> {
     const lock = await this.run((redlock) => redlock.acquire([this.key], this.ttlMs));
     if (lock === undefined) return { status: "held" };
-    let token: unknown;
+    let token: number | undefined;
     try {
-      const keys = [this.key, this.tokenKey, this.holderKey];
-      token = await this.redis.sjFenceLease(
-        keys.length,
-        ...keys,
-        lock.value,
-        hostname(),
-        process.pid,
-      );
+      token = await runFenceLease(this.redis, {
+        keys: this.keys(),
+        leaseValue: lock.value,
+        host: hostname(),
+        pid: process.pid,
+      });
     } catch (error) {
       await this.release(lock).catch(() => undefined);
       throw error;
     }
-    if (typeof token !== "number") {
-      throw new Error(`unexpected reply to the lease fence script: ${JSON.stringify(token)}`);
-    }
-    // 0: the key expired or moved between the two calls; nothing of ours is left in it.
-    return token === 0 ? { status: "held" } : { status: "acquired", lock, fencingToken: token };
+    // None: the key expired or moved between the two calls; nothing of ours is left in it.
+    return token === undefined
+      ? { status: "held" }
+      : { status: "acquired", lock, fencingToken: token };
   }
 
   /**
@@ -85,12 +85,11 @@ export class LeaseLock {
    * `value` (the lease is not ours; nothing was written). Rejects when the outcome is unknown.
    */
   async moveTokenPast(value: string, fenceSeen: number): Promise<number | undefined> {
-    const keys = [this.key, this.tokenKey, this.holderKey];
-    const token = await this.redis.sjMoveFencingToken(keys.length, ...keys, value, fenceSeen);
-    if (typeof token !== "number") {
-      throw new Error(`unexpected reply to the token script: ${JSON.stringify(token)}`);
-    }
-    return token === 0 ? undefined : token;
+    return runMoveFencingToken(this.redis, { keys: this.keys(), leaseValue: value, fenceSeen });
+  }
+
+  private keys(): LeaseKeys {
+    return { lease: this.key, token: this.tokenKey, holder: this.holderKey };
   }
 
   /**

@@ -139,7 +139,7 @@ export class Maintenance {
       const summary = await safeTrim(this.options.redis, {
         stream,
         maxLen: retention.maxLen > 0 ? retention.maxLen : undefined,
-        maxAgeMs: retention.maxAgeMs,
+        maxAgeMs: retention.maxAgeMs > 0 ? retention.maxAgeMs : undefined,
         dryRun: false,
         fence,
         maxRemoved: this.options.maxTrimmedPerPass,

@@ -1,6 +1,6 @@
 import type { Fence } from "../core/fence.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
-import { fenceArguments } from "../core/fence.js";
+import { runReapConsumers } from "../scripts/reapConsumers.js";
 
 export interface ReapRequest {
   stream: string;
@@ -31,26 +31,13 @@ export async function reapConsumers(
   redis: ScriptedRedis,
   request: ReapRequest,
 ): Promise<ReapSummary> {
-  // One server: the lease; Redis Cluster: the fence in the stream's own slot (slotFence.ts).
-  const fence =
-    request.fence === undefined ? undefined : fenceArguments(request.fence, request.stream);
-  const keys = [request.stream, ...(fence === undefined ? [] : [fence.key])];
-  const reply = await redis.sjReapConsumers(
-    keys.length,
-    ...keys,
-    request.group,
-    request.idleMs,
-    request.janitorConsumer,
-    request.dryRun ? "1" : "0",
-    fence?.value ?? "",
-  );
-  if (!Array.isArray(reply) || reply.length < 3 || !Array.isArray(reply[0])) {
-    throw new Error(`unexpected reapConsumers reply: ${JSON.stringify(reply)}`);
-  }
-  return {
-    reaped: reply[0].map(String),
-    keptWithPending: Number(reply[1]),
-    usedInactive: Number(reply[2]) === 1,
+  const result = await runReapConsumers(redis, {
+    stream: request.stream,
+    group: request.group,
+    minInactiveMs: request.idleMs,
+    janitorConsumer: request.janitorConsumer,
     dryRun: request.dryRun,
-  };
+    fence: request.fence,
+  });
+  return { ...result, dryRun: request.dryRun };
 }

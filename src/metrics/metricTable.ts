@@ -272,4 +272,3 @@ export const METRIC_TABLE = {
     },
   },
 } as const satisfies Record<string, Record<string, MetricDescription>>;
-

@@ -5,18 +5,13 @@ export interface HeldBack {
   entries: number;
 }
 
-/**
- * Adds up, over the pages of a purge or a redrive, the `heldBackBy` lists their scripts return
- * (flat `group, entries, ...`).
- */
+/** Adds up, over the pages of a purge or a redrive, the `heldBackBy` lists their scripts return. */
 export class HeldBackTally {
   private readonly entries = new Map<string, number>();
 
-  add(flat: unknown): void {
-    if (!Array.isArray(flat)) return;
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const group = String(flat[i]);
-      this.entries.set(group, (this.entries.get(group) ?? 0) + Number(flat[i + 1]));
+  add(heldBackBy: readonly HeldBack[]): void {
+    for (const { group, entries } of heldBackBy) {
+      this.entries.set(group, (this.entries.get(group) ?? 0) + entries);
     }
   }
 

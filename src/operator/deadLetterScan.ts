@@ -1,9 +1,10 @@
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { HeldBackTally } from "./HeldBackTally.js";
+import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../core/copyMetadata.js";
+import { runRedriveDeadLetters } from "../scripts/redriveDeadLetters.js";
 
-export type DeadLetterReason = "max-deliveries" | "action";
-export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ["max-deliveries", "action"];
+export { DEAD_LETTER_REASONS, type DeadLetterReason };
 
 /** Dead letters examined per script call: about a millisecond of Redis time for small entries. */
 export const DEAD_LETTER_PAGE_SIZE = 500;
@@ -54,56 +55,22 @@ export async function countDeadLetters(
   let cursor = "0-0";
   const count: DeadLetterCount = { movable: 0, total: 0, heldBack: new HeldBackTally() };
   for (;;) {
-    const page = parseRedrivePage(
-      await redis.sjRedriveDeadLetters(
-        2,
-        group.deadLetterStream,
-        group.requeueStream,
-        group.stream,
-        group.group,
-        cursor,
-        endId,
-        DEAD_LETTER_PAGE_SIZE,
-        DEAD_LETTER_PAGE_SIZE,
-        reason ?? "",
-        "1",
-        "",
-      ),
-    );
+    const page = await runRedriveDeadLetters(redis, {
+      deadLetterStream: group.deadLetterStream,
+      target: group.requeueStream,
+      stream: group.stream,
+      group: group.group,
+      reason,
+      cursor,
+      endId,
+      scanLimit: DEAD_LETTER_PAGE_SIZE,
+      limit: DEAD_LETTER_PAGE_SIZE,
+      dryRun: true,
+    });
     count.movable += page.moved;
     count.total += page.moved + page.held + page.oversizedIds.length;
     count.heldBack.add(page.heldBackBy);
     cursor = page.nextCursor;
     if (page.done) return count;
   }
-}
-
-export interface RedrivePage {
-  nextCursor: string;
-  examined: number;
-  moved: number;
-  done: boolean;
-  oversizedIds: string[];
-  /** Flat `group, entries, ...` (see HeldBackTally). */
-  heldBackBy: unknown[];
-  /** Selected dead letters held back by a group of the dead-letter stream. */
-  held: number;
-  /** Ids given to the script that are not dead letters of the group. */
-  unknownIds: string[];
-}
-
-export function parseRedrivePage(reply: unknown): RedrivePage {
-  if (!Array.isArray(reply) || reply.length < 5) {
-    throw new Error(`unexpected redriveDeadLetters reply: ${JSON.stringify(reply)}`);
-  }
-  return {
-    nextCursor: String(reply[0]),
-    examined: Number(reply[1]),
-    moved: Number(reply[2]),
-    done: Number(reply[3]) === 1,
-    oversizedIds: Array.isArray(reply[4]) ? reply[4].map(String) : [],
-    heldBackBy: Array.isArray(reply[5]) ? reply[5] : [],
-    held: Number(reply[6] ?? 0),
-    unknownIds: Array.isArray(reply[7]) ? reply[7].map(String) : [],
-  };
 }

@@ -1,18 +1,6 @@
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-
-/** The metadata fields a dead letter (or a redriven copy) may carry, recognised by name. */
-export const METADATA_FIELDS: readonly string[] = [
-  "x-original-id",
-  "x-original-stream",
-  "x-original-group",
-  "x-delivery-count",
-  "x-dead-letter-reason",
-  "x-dead-lettered-at",
-  "x-last-consumer",
-  "x-redrive-count",
-  "x-redriven-at",
-];
+import { METADATA_FIELDS } from "../core/copyMetadata.js";
 
 export interface DeadLetter {
   id: string;

@@ -1,4 +1,5 @@
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { runPurgeDeadLetters } from "../scripts/purgeDeadLetters.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   DEAD_LETTER_PAGE_SIZE,
@@ -8,7 +9,7 @@ import {
 } from "./deadLetterScan.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "../core/Progress.js";
-import { compareStreamIds } from "../core/streamIds.js";
+import { compareStreamIds, MAX_ID_PART } from "../core/streamIds.js";
 import { redisNowMs } from "../redis/redisNowMs.js";
 
 export interface PurgeOptions {
@@ -34,29 +35,6 @@ export interface PurgeSummary {
   dryRun: boolean;
   heldBackBy?: HeldBack[];
   unknownIds?: string[];
-}
-
-interface PurgePage {
-  nextCursor: string;
-  deleted: number;
-  done: boolean;
-  heldBackBy: unknown[];
-  held: number;
-  unknownIds: string[];
-}
-
-function parsePurgePage(reply: unknown): PurgePage {
-  if (!Array.isArray(reply) || reply.length < 4) {
-    throw new Error(`unexpected purgeDeadLetters reply: ${JSON.stringify(reply)}`);
-  }
-  return {
-    nextCursor: String(reply[0]),
-    deleted: Number(reply[2]),
-    done: Number(reply[3]) === 1,
-    heldBackBy: Array.isArray(reply[4]) ? reply[4] : [],
-    held: Number(reply[5] ?? 0),
-    unknownIds: Array.isArray(reply[6]) ? reply[6].map(String) : [],
-  };
 }
 
 interface PurgeRange {
@@ -89,22 +67,18 @@ async function purgeRange(
   const idPages = ids === undefined ? undefined : distinctIds(ids);
   for (let first = 0; ; first += pageSize) {
     const chunk = idPages?.slice(first, first + pageSize) ?? [];
-    const page = parsePurgePage(
-      await redis.sjPurgeDeadLetters(
-        1,
-        group.deadLetterStream,
-        group.stream,
-        group.group,
-        cursor,
-        endId,
-        pageSize,
-        pageSize,
-        reason ?? "",
-        "",
-        dryRun ? "1" : "0",
-        ...chunk,
-      ),
-    );
+    const page = await runPurgeDeadLetters(redis, {
+      deadLetterStream: group.deadLetterStream,
+      stream: group.stream,
+      group: group.group,
+      reason,
+      cursor,
+      endId,
+      scanLimit: pageSize,
+      limit: pageSize,
+      dryRun,
+      ids: chunk,
+    });
     result.deleted += page.deleted;
     result.selected += page.deleted + page.held;
     result.heldBack.add(page.heldBackBy);
@@ -146,7 +120,7 @@ export async function purgeDeadLetters(
     // XRANGE reads a bare millisecond end as `<ms>-<max seq>`: every id of that millisecond.
     const cutoffMs = (await redisNowMs(redis)) - options.olderThanMs;
     if (cutoffMs < 0) return { purged: 0, remaining: await countAll(), dryRun: options.dryRun };
-    const cutoff = `${cutoffMs}-18446744073709551615`;
+    const cutoff = `${cutoffMs}-${MAX_ID_PART}`;
     if (compareStreamIds(cutoff, lastId) < 0) endId = cutoff;
   }
   const dry = await purgeRange(redis, group, endId, options.reason, true, pageSize, undefined, ids);

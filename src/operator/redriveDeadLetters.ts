@@ -1,14 +1,20 @@
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
-import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
+import {
+  findRequeueConflict,
+  requeueRefusal,
+  type RequeueConflict,
+} from "../sweep/checkRequeueTarget.js";
+import {
+  runRedriveDeadLetters,
+  type RedriveDeadLettersResult,
+} from "../scripts/redriveDeadLetters.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import {
   countDeadLetters,
   DEAD_LETTER_PAGE_SIZE,
   distinctIds,
   lastDeadLetterId,
-  parseRedrivePage,
   type DeadLetterReason,
-  type RedrivePage,
 } from "./deadLetterScan.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "../core/Progress.js";
@@ -42,8 +48,12 @@ export interface RedriveSummary {
   oversizedIds?: string[];
 }
 
+/** The redrive was refused before it moved anything: the refusal is `conflict`. */
 export class RedriveRefusedError extends Error {
   override name = "RedriveRefusedError";
+  constructor(readonly conflict: RequeueConflict) {
+    super(requeueRefusal(conflict, "redrive"));
+  }
 }
 
 /** One script call (scripts/redriveDeadLetters.lua): a range page, or the given ids. */
@@ -53,24 +63,20 @@ async function redrivePage(
   page: { cursor: string; endId: string; scanLimit: number; moveLimit: number },
   reason: DeadLetterReason | undefined,
   options: { dryRun: boolean; ids?: readonly string[] },
-): Promise<RedrivePage> {
-  return parseRedrivePage(
-    await redis.sjRedriveDeadLetters(
-      2,
-      group.deadLetterStream,
-      group.requeueStream,
-      group.stream,
-      group.group,
-      page.cursor,
-      page.endId,
-      page.scanLimit,
-      page.moveLimit,
-      reason ?? "",
-      options.dryRun ? "1" : "0",
-      "",
-      ...(options.ids ?? []),
-    ),
-  );
+): Promise<RedriveDeadLettersResult> {
+  return runRedriveDeadLetters(redis, {
+    deadLetterStream: group.deadLetterStream,
+    target: group.requeueStream,
+    stream: group.stream,
+    group: group.group,
+    reason,
+    cursor: page.cursor,
+    endId: page.endId,
+    scanLimit: page.scanLimit,
+    limit: page.moveLimit,
+    dryRun: options.dryRun,
+    ids: options.ids,
+  });
 }
 
 /**
@@ -86,10 +92,8 @@ export async function redriveDeadLetters(
   options: RedriveOptions,
 ): Promise<RedriveSummary> {
   // A copy appended to a stream that other groups read would be delivered to them as well.
-  const refusal = await checkRequeueTarget(redis, { ...group, action: "requeue" });
-  if (refusal !== undefined) {
-    throw new RedriveRefusedError(refusal.replace("refusing to requeue", "refusing to redrive"));
-  }
+  const conflict = await findRequeueConflict(redis, group);
+  if (conflict !== undefined) throw new RedriveRefusedError(conflict);
   if (options.ids !== undefined) return redriveIds(redis, group, options.ids, options);
   const endId = await lastDeadLetterId(redis, group);
   if (endId === undefined) return { redriven: 0, remaining: 0, dryRun: options.dryRun };

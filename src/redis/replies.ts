@@ -1,3 +1,5 @@
+import { codeOfMessage, redisErrorOf } from "./redisErrors.js";
+
 /**
  * The one place Redis replies are parsed: RESP2 shapes of the stream commands (ioredis types
  * them `unknown`) and the classes of the errors Redis answers with. Each parser checks the shape
@@ -135,17 +137,23 @@ export function parsePendingPage(reply: unknown): PendingEntry[] {
  */
 export type ReplyProblem = "no-stream" | "no-group" | "wrong-type" | "error";
 
-/** Classifies the errors Redis answers with (by their code, the first word of the message). */
+/** Classifies the errors Redis answers with, by their code (see redisErrors.ts). */
 export function classifyReplyError(error: Error): ReplyProblem {
-  const { message } = error;
-  if (message.startsWith("WRONGTYPE")) return "wrong-type";
-  if (message.startsWith("NOGROUP")) return "no-group";
-  // XINFO on a missing key: "ERR no such key".
-  if (/\bno such key\b/iu.test(message)) return "no-stream";
-  return "error";
+  const code = redisErrorOf(error)?.code ?? codeOfMessage(error.message);
+  switch (code) {
+    case "WRONGTYPE":
+      return "wrong-type";
+    case "NOGROUP":
+      return "no-group";
+    case "NOSUCHKEY":
+    case "NOSTREAM":
+      return "no-stream";
+    default:
+      return "error";
+  }
 }
 
 /** Errors Redis answered with (the server is up) as opposed to connection failures or timeouts. */
 export function isReplyError(error: unknown): boolean {
-  return error instanceof Error && error.name === "ReplyError";
+  return redisErrorOf(error) !== undefined;
 }

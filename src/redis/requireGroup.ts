@@ -1,11 +1,12 @@
-import { classifyReplyError, findGroup, isReplyError, type GroupInfo } from "./replies.js";
+import { findGroup, type GroupInfo } from "./replies.js";
 import type { RedisClient } from "./RedisClient.js";
+import { RedisError, redisErrorOf } from "./redisErrors.js";
 
 /**
  * Checks that `stream` exists, is a stream and has `group`, with one body-free read
- * (`XINFO GROUPS`). Throws an error whose message starts with the code the sweep classifies
- * (NOSTREAM, WRONGTYPE, NOGROUP), so a typo in a monitor-only group is a failed sweep instead of
- * a silent success. Other errors (connection, timeouts) are rethrown as they are.
+ * (`XINFO GROUPS`). Throws a RedisError coded NOSTREAM, WRONGTYPE or NOGROUP, so a typo in a
+ * monitor-only group is a failed sweep instead of a silent success. Other errors (connection,
+ * timeouts) are rethrown as they are.
  */
 export async function requireGroup(
   redis: RedisClient,
@@ -13,7 +14,9 @@ export async function requireGroup(
   group: string,
 ): Promise<GroupInfo> {
   const info = findGroup(await requireStream(redis, stream), group);
-  if (info === undefined) throw new Error(`NOGROUP stream ${stream} has no group ${group}`);
+  if (info === undefined) {
+    throw new RedisError("NOGROUP", `NOGROUP stream ${stream} has no group ${group}`);
+  }
   return info;
 }
 
@@ -25,12 +28,17 @@ export async function requireStream(redis: RedisClient, stream: string): Promise
   try {
     return await redis.call("XINFO", "GROUPS", stream);
   } catch (error) {
-    if (!(error instanceof Error) || !isReplyError(error)) throw error;
-    switch (classifyReplyError(error)) {
-      case "no-stream":
-        throw new Error(`NOSTREAM stream ${stream} does not exist`, { cause: error });
-      case "wrong-type":
-        throw new Error(`WRONGTYPE key ${stream} is not a stream`, { cause: error });
+    const answered = redisErrorOf(error);
+    if (answered === undefined) throw error;
+    switch (answered.code) {
+      case "NOSUCHKEY":
+        throw new RedisError("NOSTREAM", `NOSTREAM stream ${stream} does not exist`, {
+          cause: error,
+        });
+      case "WRONGTYPE":
+        throw new RedisError("WRONGTYPE", `WRONGTYPE key ${stream} is not a stream`, {
+          cause: error,
+        });
       default:
         throw error;
     }

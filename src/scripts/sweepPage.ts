@@ -1,6 +1,7 @@
 import type { GroupAction } from "../core/configTypes.js";
 import type { Fence } from "../core/fence.js";
-import type { ScriptArg, ScriptedRedis } from "./scriptedRedis.js";
+import { callScript, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
+import type { RedisErrorCode } from "../redis/redisErrors.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { fenceArguments } from "../core/fence.js";
 
@@ -55,6 +56,19 @@ export interface PageResult {
   error?: string;
 }
 
+/**
+ * The script's refusals, each before anything changed (NOGROUP is Redis' own, passed on); the
+ * sweep reports them by kind (SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts).
+ */
+export const SWEEP_PAGE_ERRORS: readonly RedisErrorCode[] = [
+  "FENCED",
+  "NOSTREAM",
+  "WRONGTYPE",
+  "NOGROUP",
+  "IDSEXHAUSTED",
+  "CONSUMERBUSY",
+];
+
 /** The script's action argument: monitor groups never reach the script. */
 function scriptAction(action: GroupAction): string {
   return action === "monitor" ? "requeue" : action;
@@ -64,7 +78,7 @@ function scriptAction(action: GroupAction): string {
  * The script's arguments: numkeys, KEYS, then ARGV as name/value pairs. Built as one array
  * literal: this runs before every call of a sweep, on its critical path.
  */
-export function sweepPageArgs(request: PageRequest): ScriptArg[] {
+export function sweepPageArgs(request: PageRequest): ScriptCall {
   const { group, fence } = request;
   const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
   const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
@@ -148,6 +162,5 @@ export async function runSweepPage(
   redis: ScriptedRedis,
   request: PageRequest,
 ): Promise<PageResult> {
-  const [numberOfKeys, ...args] = sweepPageArgs(request);
-  return parseSweepPageReply(await redis.sjSweepPage(Number(numberOfKeys), ...args));
+  return parseSweepPageReply(await callScript(redis, "sjSweepPage", sweepPageArgs(request)));
 }

@@ -1,22 +1,29 @@
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { parseXinfoGroupNames } from "../redis/replies.js";
+import { redisErrorOf } from "../redis/redisErrors.js";
+
+/** Copies appended to the group's requeue stream would also reach these other groups. */
+export interface RequeueConflict {
+  readonly groupId: string;
+  readonly requeueStream: string;
+  readonly otherGroups: readonly string[];
+}
 
 /**
- * A requeued copy is delivered to every group that reads the target stream. Returns why the
- * group must be refused (other groups would receive duplicates), or undefined when it is safe.
+ * A copy appended to the group's requeue stream is delivered to every group that reads it: the
+ * other groups that would receive duplicates, or undefined when there are none.
  */
-export async function checkRequeueTarget(
+export async function findRequeueConflict(
   redis: RedisClient,
   group: ResolvedGroup,
-): Promise<string | undefined> {
-  if (group.action !== "requeue") return undefined;
+): Promise<RequeueConflict | undefined> {
   let names: string[];
   try {
     names = parseXinfoGroupNames(await redis.call("XINFO", "GROUPS", group.requeueStream));
   } catch (error) {
     // No target stream yet: nobody else can read the copies (XADD creates it with no groups).
-    if (error instanceof Error && /no such key/iu.test(error.message)) return undefined;
+    if (redisErrorOf(error)?.code === "NOSUCHKEY") return undefined;
     throw error;
   }
   const others =
@@ -26,9 +33,30 @@ export async function checkRequeueTarget(
         ? names
         : [];
   if (others.length === 0) return undefined;
+  return { groupId: group.id, requeueStream: group.requeueStream, otherGroups: others };
+}
+
+/** The refusal of an operation that would append copies where other groups read them. */
+export function requeueRefusal(
+  conflict: RequeueConflict,
+  operation: "requeue" | "redrive",
+): string {
   return (
-    `refusing to requeue ${group.id}: requeue stream ${group.requeueStream} is also read by ` +
-    `group(s) ${others.join(", ")}, which would receive duplicate copies; give the group its own ` +
-    `requeueStream or use action reassign`
+    `refusing to ${operation} ${conflict.groupId}: requeue stream ${conflict.requeueStream} is ` +
+    `also read by group(s) ${conflict.otherGroups.join(", ")}, which would receive duplicate ` +
+    `copies; give the group its own requeueStream or use action reassign`
   );
+}
+
+/**
+ * Returns why a requeue group must be refused (other groups would receive duplicates), or
+ * undefined when it is safe (or the group does not requeue).
+ */
+export async function checkRequeueTarget(
+  redis: RedisClient,
+  group: ResolvedGroup,
+): Promise<string | undefined> {
+  if (group.action !== "requeue") return undefined;
+  const conflict = await findRequeueConflict(redis, group);
+  return conflict === undefined ? undefined : requeueRefusal(conflict, "requeue");
 }

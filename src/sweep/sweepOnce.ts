@@ -8,6 +8,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { LeaseLostError, type LostReason } from "../lease/types.js";
 import { type Fence } from "../core/fence.js";
 import { classifySweepError } from "./sweepErrors.js";
+import { errorInReply } from "../redis/redisErrors.js";
 import { fenceAboveToken } from "./slotFence.js";
 import { slotRefusal } from "../core/slotRule.js";
 import { runSweepPage, type PageResult } from "../scripts/sweepPage.js";
@@ -209,7 +210,8 @@ export async function sweepOnce(
       });
       rotation += page.handedOff;
       cursor = page.nextCursor;
-      if (page.error !== undefined) throw new Error(page.error);
+      // Redis answered: a script's own failure (kind `script`), not a connection problem.
+      if (page.error !== undefined) throw errorInReply(page.error);
       if (cursor === "0-0") {
         result.complete = true;
         break;

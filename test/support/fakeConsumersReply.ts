@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { loadScript } from "../../src/scripts/scriptedRedis.js";
 
 /**
  * `inactive` values to put in XINFO CONSUMERS replies, by consumer name (the Redis 7.2+ shape;
@@ -8,13 +8,13 @@ import { readFileSync } from "node:fs";
 export type FakedInactive = Readonly<Record<string, number>> | "absent";
 
 /**
- * A script of src/scripts/lua as it runs, except that XINFO CONSUMERS (through redis.call or
- * redis.pcall) answers in the shape of the other server versions, on whatever server the suite
- * runs: a local `redis` declared after the shebang line shadows the global one for the whole
- * script. For the pure logic of the script's version branches; everything else is real.
+ * A script of src/scripts/lua as it runs (includes in place), except that XINFO CONSUMERS
+ * (through redis.call or redis.pcall) answers in the shape of the other server versions, on
+ * whatever server the suite runs: a local `redis` declared after the shebang line shadows the
+ * global one for the whole script. For the pure logic of the script's version branches; everything else is real.
  */
 export function scriptWithConsumersReply(file: string, inactive: FakedInactive): string {
-  const source = readFileSync(new URL(`../../src/scripts/lua/${file}`, import.meta.url), "utf8");
+  const source = loadScript(file);
   const faked =
     inactive === "absent"
       ? "nil"

@@ -63,7 +63,7 @@ Examples:
     const summary = await safeTrim(session.redis, {
       stream,
       maxLen: integerOption(values, "max-len"),
-      maxAgeMs: durationOption(values, "max-age", "max-age-ms", 1) ?? 0,
+      maxAgeMs: durationOption(values, "max-age", "max-age-ms", 1),
       dryRun: values["dry-run"] === true,
       signal: session.signal,
       progress: createProgress("trim", session.stderr),

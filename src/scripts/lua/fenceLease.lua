@@ -20,6 +20,7 @@ ARGV[3]  holder process id
 
 Returns the new fencing token, or 0 when the key no longer holds ARGV[1] (it expired or was
 taken between redlock's reply and this call: nothing was written).
+Built and read by src/scripts/fenceLease.ts.
 ]]
 
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then

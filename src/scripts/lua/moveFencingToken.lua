@@ -20,7 +20,9 @@ ARGV[2]  the fence seen: the highest token stored in the stream's fence (a non-n
 
 Returns the new token, max(counter, fence seen) + 1, or 0 when the lease key does not hold
 ARGV[1] (nothing was written). The holder record's fencingToken follows when the record is ours.
+Errors (nothing changed): OTHER, an ERR naming the argument or key that holds no token.
 Everything that could fail is checked before the first write.
+Built and read by src/scripts/moveFencingToken.ts.
 ]]
 
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then

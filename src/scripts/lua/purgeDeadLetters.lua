@@ -8,12 +8,11 @@ looks up the ids it is given, and deletes the dead letters of this stream/group 
 given). Deleting is idempotent, so an interrupted purge is simply run again.
 Dead letters are never removed behind a reader's back: a dead letter that a consumer group of the
 dead-letter stream itself holds pending, or has not been delivered yet, is kept and counted for
-each such group (see "Readers", the same rule as in redriveDeadLetters.lua).
+each such group (includes/deadLetterReaders.lua, the same rule as in redriveDeadLetters.lua).
 Not fenced by the lease, like a redrive: it is run by an operator and only deletes dead letters,
-which the daemon never reads back. One key, so it runs on Redis Cluster as is.
+which the daemon never reads back: it takes no fence. One key, so it runs on Redis Cluster as is.
 
 KEYS[1]  dead-letter stream
-KEYS[2]  optional fence key; when present it must hold ARGV[8] or nothing changes
 
 ARGV[1]  source stream (x-original-stream of the dead letters to delete)
 ARGV[2]  group (x-original-group)
@@ -22,10 +21,10 @@ ARGV[4]  end id (inclusive)
 ARGV[5]  scan limit: at most this many dead letters are examined
 ARGV[6]  delete limit: at most this many are deleted
 ARGV[7]  reason: max-deliveries | action | empty for any
-ARGV[8]  fence value (ignored without KEYS[2])
-ARGV[9]  1: dry run (count, write nothing); 0: delete
-ARGV[10...]  optional: the dead-letter ids to delete (--id); the cursor, end id and scan limit are
+ARGV[8]  1: dry run (count, write nothing); 0: delete
+ARGV[9...]  optional: the dead-letter ids to delete (--id); the cursor, end id and scan limit are
          then ignored, and the page is these ids
+(Built and read by src/scripts/purgeDeadLetters.ts; ARGV as in redriveDeadLetters.lua.)
 
 Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
   done        1 when the range has been scanned (always with ids)
@@ -33,82 +32,37 @@ Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
               selected dead letters back, with how many each
   held        selected dead letters held back (each counted once)
   unknownIds  the given ids that are not dead letters of this stream/group (and reason)
-Errors (nothing changed): FENCED, WRONGTYPE.
+Errors (nothing changed): WRONGTYPE.
+Included when loaded: includes/deadLetterReaders.lua (and streamIds.lua).
 ]]
+
+--- @include "deadLetterReaders"
 
 local deadLetters = KEYS[1]
 local source, group = ARGV[1], ARGV[2]
 local cursor, endId = ARGV[3], ARGV[4]
 local scanLimit, deleteLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
 local reason = ARGV[7]
-local dryRun = ARGV[9] == '1'
+local dryRun = ARGV[8] == '1'
 
-if #KEYS >= 2 and redis.call('GET', KEYS[2]) ~= ARGV[8] then
-  return redis.error_reply('FENCED the lease is not held by this process')
-end
 local keyType = redis.call('TYPE', deadLetters)['ok']
 if keyType ~= 'stream' and keyType ~= 'none' then
   return redis.error_reply('WRONGTYPE ' .. deadLetters .. ' holds a ' .. keyType .. ', not a stream')
 end
 
 ------------------------------------------------------------------------------------------------
--- Readers: the consumer groups of the dead-letter stream itself (as in redriveDeadLetters.lua).
--- A dead letter a group has not been delivered yet, or still holds pending, is never deleted:
--- its readers would find it gone (a ghost in their PEL, or an entry never seen). Ids are compared
--- as decimal strings (doubles lose precision above 2^53).
-
-local function splitId(id)
-  local dash = string.find(id, '-', 1, true)
-  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
-end
-local function numberLess(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
-local function idLess(a, b)
-  local aMs, aSeq = splitId(a)
-  local bMs, bSeq = splitId(b)
-  if aMs ~= bMs then return numberLess(aMs, bMs) end
-  return numberLess(aSeq, bSeq)
-end
-local readers = {}
-if keyType == 'stream' then
-  for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
-    local info = {}
-    for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
-    local reader = { name = info['name'], lastDelivered = info['last-delivered-id'], held = 0 }
-    if info['pending'] > 0 then
-      local summary = redis.call('XPENDING', deadLetters, reader.name)
-      reader.firstPending, reader.lastPending = summary[2], summary[3]
-    end
-    readers[#readers + 1] = reader
-  end
-end
--- True when some reader still needs the dead letter `id`; counted for each reader that does.
-local function heldBack(id)
-  local held = false
-  for _, reader in ipairs(readers) do
-    local needs = idLess(reader.lastDelivered, id)
-    if not needs and reader.firstPending and not idLess(id, reader.firstPending)
-      and not idLess(reader.lastPending, id) then
-      needs = #redis.call('XPENDING', deadLetters, reader.name, id, id, 1) > 0
-    end
-    if needs then
-      reader.held = reader.held + 1
-      held = true
-    end
-  end
-  return held
-end
+-- Readers: the consumer groups of the dead-letter stream itself (includes/deadLetterReaders.lua).
+local readers = readersOf(keyType == 'stream' and deadLetters or nil)
+local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
 
-local page, unknown, byIds = nil, {}, #ARGV >= 10
+local page, unknown, byIds = nil, {}, #ARGV >= 9
 if byIds then
   page = {}
   local seen = {}
-  for i = 10, #ARGV do
+  for i = 9, #ARGV do
     local id = ARGV[i]
     if not seen[id] then
       seen[id] = true
@@ -151,11 +105,4 @@ if not dryRun then
 end
 local done = 0
 if byIds or (#page < scanLimit and examined == #page) then done = 1 end
-local heldBackBy = {}
-for _, reader in ipairs(readers) do
-  if reader.held > 0 then
-    heldBackBy[#heldBackBy + 1] = reader.name
-    heldBackBy[#heldBackBy + 1] = reader.held
-  end
-end
-return { nextCursor, examined, #toDelete, done, heldBackBy, held, unknown }
+return { nextCursor, examined, #toDelete, done, heldBackByOf(readers), held, unknown }

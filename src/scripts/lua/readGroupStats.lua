@@ -4,8 +4,9 @@ readGroupStats: everything the scrape-time gauges need for a batch of groups, in
 reading any entry (contract section 5: no XRANGE, XREVRANGE or XINFO STREAM, so the cost does not
 depend on the size of the entries). It replaces four pipelined commands per group, whose client-side
 cost (command objects, promises, encoding, decoding) dominated a scrape; the reply is flat and made
-of numbers and short strings. Read-only; src/metrics/readGroupStatsScript.ts builds the call and
-parses the reply, 100 groups per call so that one call stays short in Redis (about 1.5 ms).
+of numbers and short strings. Read-only; src/scripts/readGroupStats.ts builds the call and parses
+the reply, and src/scrape/readGroupStatsScript.ts sends 100 groups per call so that one call stays
+short in Redis (about 1.5 ms).
 
 KEYS[1..S]        the distinct streams of the batch
 KEYS[S+1..S+G]    the dead-letter stream of group 1..G

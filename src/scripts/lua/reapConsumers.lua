@@ -25,31 +25,23 @@ ARGV[5]  fence value, or 'token:<n>' on Cluster (ignored without KEYS[2])
 
 Returns { reapedNames, keptWithPending, usedInactive }: usedInactive is 1 when the server
 reported `inactive`.
-Errors (nothing changed): FENCED, NOGROUP, WRONGTYPE, ERR no such key.
+Errors (nothing changed): FENCED, NOGROUP, WRONGTYPE, NOSUCHKEY ("ERR no such key").
+Built and read by src/scripts/reapConsumers.ts. Included when loaded: includes/fence.lua.
 ]]
+
+--- @include "fence"
 
 local stream, group = KEYS[1], ARGV[1]
 local minInactiveMs = tonumber(ARGV[2])
 local protected = ARGV[3]
 local dryRun = ARGV[4] == '1'
 
--- The fence (src/sweep/slotFence.ts). One server: the lease key must hold our value. Redis
--- Cluster ('token:<n>'): a key in the stream's slot holds the highest fencing token that wrote
--- there; a lower token changes nothing, a higher one is stored before the first write. Tokens
--- are INCR results, far below 2^53: comparing them as numbers is exact.
+-- The fence (includes/fence.lua): refused, or the token to store before the first write.
 local fenceToken = nil
 if #KEYS >= 2 then
-  local fence = ARGV[5]
-  if string.sub(fence, 1, 6) == 'token:' then
-    fenceToken = tonumber(string.sub(fence, 7))
-    local highest = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-    if fenceToken < highest then
-      return redis.error_reply('FENCED a newer leader (fencing token ' .. highest .. ') wrote here')
-    end
-    if fenceToken == highest then fenceToken = nil end
-  elseif redis.call('GET', KEYS[2]) ~= fence then
-    return redis.error_reply('FENCED the lease is not held by this process')
-  end
+  local fenced
+  fenced, fenceToken = checkFence(KEYS[2], ARGV[5], 'wrote here')
+  if fenced then return redis.error_reply('FENCED ' .. fenced) end
 end
 
 local consumers = redis.pcall('XINFO', 'CONSUMERS', stream, group)

@@ -19,14 +19,12 @@ original fields). Then the metadata of a requeued copy: x-original-id (kept), x-
 x-redrive-count (the dead letter's own x-redrive-count + 1), x-redriven-at (Redis time, Unix ms).
 
 Not fenced by the lease: it is run by an operator, and it is safe next to the daemon (the daemon
-only appends to the dead-letter stream and never reads it back). The daemon passes no fence key.
-On Redis Cluster both keys share the source stream's hash slot (the slot rule, src/sweep/slotRule.ts,
-refuses any other layout at start-up), so the script runs on the node that owns them; no caller
-passes a fence key, which there would have to be the per-slot fence (src/sweep/slotFence.ts).
+only appends to the dead-letter stream and never reads it back): it takes no fence.
+On Redis Cluster both keys share the source stream's hash slot (the slot rule, src/core/slotRule.ts,
+refuses any other layout at start-up), so the script runs on the node that owns them.
 
 KEYS[1]  dead-letter stream
 KEYS[2]  target stream (the group's requeueStream, or the source stream)
-KEYS[3]  optional fence key; when present it must hold ARGV[9] or nothing changes
 
 ARGV[1]  source stream (x-original-stream of the dead letters to move)
 ARGV[2]  group (x-original-group of the dead letters to move)
@@ -36,9 +34,9 @@ ARGV[5]  scan limit: at most this many dead letters are examined
 ARGV[6]  move limit: at most this many are moved
 ARGV[7]  reason: max-deliveries | action | empty for any
 ARGV[8]  1: dry run (count what would move, write nothing); 0: move
-ARGV[9]  fence value (ignored without KEYS[3])
-ARGV[10...]  optional: the dead-letter ids to move (--id); the cursor, end id and scan limit are
+ARGV[9...]  optional: the dead-letter ids to move (--id); the cursor, end id and scan limit are
          then ignored, and the page is these ids
+(Built and read by src/scripts/redriveDeadLetters.ts; ARGV as in purgeDeadLetters.lua.)
 
 Returns { nextCursor, examined, moved, done, oversizedIds, heldBackBy, held, unknownIds }:
   done        1 when the range up to the end id has been scanned completely (always with ids)
@@ -46,14 +44,19 @@ Returns { nextCursor, examined, moved, done, oversizedIds, heldBackBy, held, unk
               selected dead letters back, with how many each
   held        selected dead letters held back (each counted once)
   unknownIds  the given ids that are not dead letters of this stream/group (and reason)
-Errors (nothing changed): FENCED, WRONGTYPE, IDSEXHAUSTED (the target cannot take this page's
-copies: XADD would fail half-way).
+Errors (nothing changed): WRONGTYPE, IDSEXHAUSTED (the target cannot take this page's copies:
+XADD would fail half-way).
 
 Redis never rolls back a script: everything that could make a write fail is checked before the
 first one (the key types, the target's ids, the size of each copy). Should an unforeseen error
 still stop the copies, the dead letters already copied are deleted before the error is returned:
 each dead letter is copied and deleted, or left untouched, never copied and left.
+Included when loaded: includes/streamIds.lua, metadata.lua, deadLetterReaders.lua.
 ]]
+
+--- @include "streamIds"
+--- @include "metadata"
+--- @include "deadLetterReaders"
 
 local deadLetters, target = KEYS[1], KEYS[2]
 local source, group = ARGV[1], ARGV[2]
@@ -62,9 +65,6 @@ local scanLimit, moveLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
 local reason = ARGV[7]
 local dryRun = ARGV[8] == '1'
 
-if #KEYS >= 3 and redis.call('GET', KEYS[3]) ~= ARGV[9] then
-  return redis.error_reply('FENCED the lease is not held by this process')
-end
 local exists = {}
 for _, key in ipairs({ deadLetters, target }) do
   local keyType = redis.call('TYPE', key)['ok']
@@ -75,12 +75,7 @@ for _, key in ipairs({ deadLetters, target }) do
 end
 
 -- A stream whose last id has the largest millisecond part can take only as many more entries as
--- its sequence part allows (XADD * fails after that): as in sweepPage.lua, exact on the digits.
-local MAX_PART = '18446744073709551615'
-local function splitId(id)
-  local dash = string.find(id, '-', 1, true)
-  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
-end
+-- its sequence part allows (idsLeftFor: includes/streamIds.lua).
 local function canTake(key, count)
   if not exists[key] then return true, nil end
   local info = redis.call('XINFO', 'STREAM', key)
@@ -88,11 +83,7 @@ local function canTake(key, count)
   for i = 1, #info, 2 do
     if info[i] == 'last-generated-id' then last = info[i + 1] end
   end
-  local ms, seq = splitId(last)
-  if ms ~= MAX_PART then return true, last end
-  -- seq <= MAX_PART; below 18446744073709000000 at least 551,616 ids are left.
-  if #seq < 20 or string.sub(seq, 1, 14) ~= '18446744073709' then return true, last end
-  return 551615 - tonumber(string.sub(seq, 15)) >= count, last
+  return idsLeftFor(last, count), last
 end
 if not dryRun then
   local ok, last = canTake(target, moveLimit)
@@ -103,59 +94,18 @@ if not dryRun then
 end
 
 ------------------------------------------------------------------------------------------------
--- Readers: the consumer groups of the dead-letter stream itself. As safeTrim.lua does for a
--- stream's groups, a dead letter a group has not been delivered yet (after its last-delivered-id)
--- or still holds pending is never removed; per entry rather than as a floor, since XDEL removes
--- entries anywhere in the stream. Ids are compared as decimal strings (doubles lose precision).
-
-local function numberLess(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
-local function idLess(a, b)
-  local aMs, aSeq = splitId(a)
-  local bMs, bSeq = splitId(b)
-  if aMs ~= bMs then return numberLess(aMs, bMs) end
-  return numberLess(aSeq, bSeq)
-end
-local readers = {}
-if exists[deadLetters] then
-  for _, flat in ipairs(redis.call('XINFO', 'GROUPS', deadLetters)) do
-    local info = {}
-    for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
-    local reader = { name = info['name'], lastDelivered = info['last-delivered-id'], held = 0 }
-    if info['pending'] > 0 then
-      local summary = redis.call('XPENDING', deadLetters, reader.name)
-      reader.firstPending, reader.lastPending = summary[2], summary[3]
-    end
-    readers[#readers + 1] = reader
-  end
-end
--- True when some reader still needs the dead letter `id`; counted for each reader that does.
-local function heldBack(id)
-  local held = false
-  for _, reader in ipairs(readers) do
-    local needs = idLess(reader.lastDelivered, id)
-    if not needs and reader.firstPending and not idLess(id, reader.firstPending)
-      and not idLess(reader.lastPending, id) then
-      needs = #redis.call('XPENDING', deadLetters, reader.name, id, id, 1) > 0
-    end
-    if needs then
-      reader.held = reader.held + 1
-      held = true
-    end
-  end
-  return held
-end
+-- Readers: the consumer groups of the dead-letter stream itself (includes/deadLetterReaders.lua).
+local readers = readersOf(exists[deadLetters] and deadLetters or nil)
+local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
 
-local page, unknown, byIds = nil, {}, #ARGV >= 10
+local page, unknown, byIds = nil, {}, #ARGV >= 9
 if byIds then
   page = {}
   local seen = {}
-  for i = 10, #ARGV do
+  for i = 9, #ARGV do
     local id = ARGV[i]
     if not seen[id] then
       seen[id] = true
@@ -167,11 +117,7 @@ else
   page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
 end
 
-local METADATA = {
-  ['x-original-id'] = true, ['x-original-stream'] = true, ['x-original-group'] = true,
-  ['x-delivery-count'] = true, ['x-dead-letter-reason'] = true, ['x-dead-lettered-at'] = true,
-  ['x-last-consumer'] = true, ['x-redrive-count'] = true, ['x-redriven-at'] = true,
-}
+local METADATA = metadataNames(DEAD_LETTER_METADATA, REDRIVE_METADATA)
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
@@ -243,11 +189,4 @@ if failure then
 end
 local done = 0
 if byIds or (#page < scanLimit and examined == #page) then done = 1 end
-local heldBackBy = {}
-for _, reader in ipairs(readers) do
-  if reader.held > 0 then
-    heldBackBy[#heldBackBy + 1] = reader.name
-    heldBackBy[#heldBackBy + 1] = reader.held
-  end
-end
-return { nextCursor, examined, moved, done, oversized, heldBackBy, held, unknown }
+return { nextCursor, examined, moved, done, oversized, heldBackByOf(readers), held, unknown }

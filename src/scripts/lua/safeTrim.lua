@@ -33,7 +33,11 @@ Returns { removed, wanted, lastRemovedId, floor, blockers, more }:
   blockers       flat { group, neededFromId, ... }: the groups that held the policy back
   more           1 when the policy may want more beyond this page (call again)
 Errors (nothing changed): FENCED, WRONGTYPE.
+Built and read by src/scripts/safeTrim.ts. Included when loaded: includes/fence.lua, streamIds.lua.
 ]]
+
+--- @include "fence"
+--- @include "streamIds"
 
 local stream = KEYS[1]
 local maxLen, maxAgeMs = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -42,23 +46,12 @@ local dryRun = ARGV[4] == '1'
 local counted = tonumber(ARGV[6]) or 0
 local start = ARGV[7] or '-'
 
--- The fence (src/sweep/slotFence.ts). One server: the lease key must hold our value. Redis
--- Cluster ('token:<n>'): a key in the stream's slot holds the highest fencing token that wrote
--- there; a lower token changes nothing, a higher one is stored before the first write. Tokens
--- are INCR results, far below 2^53: comparing them as numbers is exact.
+-- The fence (includes/fence.lua): refused, or the token to store before the first write.
 local fenceToken = nil
 if #KEYS >= 2 then
-  local fence = ARGV[5]
-  if string.sub(fence, 1, 6) == 'token:' then
-    fenceToken = tonumber(string.sub(fence, 7))
-    local highest = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-    if fenceToken < highest then
-      return redis.error_reply('FENCED a newer leader (fencing token ' .. highest .. ') wrote here')
-    end
-    if fenceToken == highest then fenceToken = nil end
-  elseif redis.call('GET', KEYS[2]) ~= fence then
-    return redis.error_reply('FENCED the lease is not held by this process')
-  end
+  local fenced
+  fenced, fenceToken = checkFence(KEYS[2], ARGV[5], 'wrote here')
+  if fenced then return redis.error_reply('FENCED ' .. fenced) end
 end
 local keyType = redis.call('TYPE', stream)['ok']
 if keyType == 'none' then return { 0, 0, '', '', {}, 0 } end
@@ -68,33 +61,7 @@ end
 
 -- Checks passed: this stream is now maintained under our token (see the fence above).
 if fenceToken and not dryRun then redis.call('SET', KEYS[2], fenceToken) end
--- Ids are compared and stepped as decimal strings: Lua numbers are doubles, exact only to 2^53.
-local function splitId(id)
-  local dash = string.find(id, '-', 1, true)
-  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
-end
-local function numberLess(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
-local function idLess(a, b)
-  local aMs, aSeq = splitId(a)
-  local bMs, bSeq = splitId(b)
-  if aMs ~= bMs then return numberLess(aMs, bMs) end
-  return numberLess(aSeq, bSeq)
-end
-local function increment(digits)
-  local i = #digits
-  while i > 0 and string.sub(digits, i, i) == '9' do i = i - 1 end
-  if i == 0 then return '1' .. string.rep('0', #digits) end
-  local digit = string.char(string.byte(digits, i) + 1)
-  return string.sub(digits, 1, i - 1) .. digit .. string.rep('0', #digits - i)
-end
-local function nextId(id)
-  local ms, seq = splitId(id)
-  if seq == '18446744073709551615' then return increment(ms) .. '-0' end
-  return ms .. '-' .. increment(seq)
-end
+-- Ids are compared and stepped as decimal strings (idLess, nextId: includes/streamIds.lua).
 
 -- The policy: how many entries of this page it wants gone (both limits cut a prefix).
 local rangeStart = start

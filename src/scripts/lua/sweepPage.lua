@@ -44,17 +44,25 @@ Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
   deadLetteredAction, leftPending, handedOff (rotation advance), windows, durationUs,
   claimUs (of durationUs, the time spent claiming and handling entries, not reading the PEL),
-  ghosts (ids), oversized (ids), invalidCountIds (first 20 ids), invalidCounts (total),
+  ghosts (ids), oversized (ids), invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total),
   deadLettersDropped (dead letters the cap removed during this call: XLEN before the call's
   dead-letter writes, plus the writes, minus XLEN after; exact, as nothing else runs meanwhile),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
 Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
   FENCED, NOSTREAM, WRONGTYPE, NOGROUP, IDSEXHAUSTED, CONSUMERBUSY
 
+Included when loaded (src/scripts/scriptedRedis.ts): includes/fence.lua, streamIds.lua,
+metadata.lua, limits.lua. Their code runs once per call, never per entry.
+
 Bodies stay inside Redis: Lua strings are byte strings, so fields are copied exactly, in order.
 Ids are never turned into numbers (doubles lose precision above 2^53) nor stepped: each window
 is read with one entry of look-ahead, whose id is the next cursor.
 ]]
+
+--- @include "fence"
+--- @include "streamIds"
+--- @include "metadata"
+--- @include "limits"
 
 local source, target, deadLetters, touchesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Called once per entry: as upvalues rather than global lookups.
@@ -84,20 +92,12 @@ local function refuse(code, message)
   return redis.error_reply(code .. ' ' .. message)
 end
 
--- The fence. Cluster: fencing tokens are INCR results, far below 2^53, so comparing them as
--- numbers is exact; the fence is raised just before the first write (below).
+-- The fence (includes/fence.lua); on Cluster it is raised just before the first write (below).
 local fenceToken = nil
 if #KEYS >= 5 then
-  if string.sub(arg.fence, 1, 6) == 'token:' then
-    fenceToken = tonumber(string.sub(arg.fence, 7))
-    local highest = tonumber(redis.call('GET', KEYS[5]) or '0') or 0
-    if fenceToken < highest then
-      return refuse('FENCED', 'a newer leader (fencing token ' .. highest .. ') has swept this stream')
-    end
-    if fenceToken == highest then fenceToken = nil end
-  elseif redis.call('GET', KEYS[5]) ~= arg.fence then
-    return refuse('FENCED', 'the lease is not held by this process')
-  end
+  local fenced
+  fenced, fenceToken = checkFence(KEYS[5], arg.fence, 'has swept this stream')
+  if fenced then return refuse('FENCED', fenced) end
 end
 
 local exists = {} -- key -> true, for the keys found of the wanted type
@@ -123,9 +123,7 @@ if #held > 0 then
     ' holds entries the janitor did not put there (' .. held[1][1] .. '...); rename sweep.consumerName')
 end
 
--- A stream whose last id has the largest millisecond part can take only as many more entries as
--- its sequence part allows (XADD * fails after that). Exact on the digits, no float involved.
-local MAX_PART = '18446744073709551615'
+-- A stream whose ids are used up cannot take the copies (idsLeftFor, includes/streamIds.lua).
 local function lastGeneratedId(key)
   if not exists[key] then return nil end
   local info = redis.call('XINFO', 'STREAM', key)
@@ -134,18 +132,9 @@ local function lastGeneratedId(key)
   end
   return nil
 end
-local function splitId(id)
-  local dash = string.find(id, '-', 1, true)
-  return string.sub(id, 1, dash - 1), string.sub(id, dash + 1)
-end
 local function canTake(key, count)
   local last = lastGeneratedId(key)
-  if not last then return true end
-  local ms, seq = splitId(last)
-  if ms ~= MAX_PART then return true end
-  -- seq <= MAX_PART; below 18446744073709000000 at least 551,616 ids are left (count <= 10000).
-  if #seq < 20 or string.sub(seq, 1, 14) ~= '18446744073709' then return true end
-  return 551615 - tonumber(string.sub(seq, 15)) >= count
+  return not last or idsLeftFor(last, count) -- count <= 10000
 end
 local writeTargets = { deadLetters }
 if action == 'requeue' then writeTargets[2] = target end
@@ -234,19 +223,23 @@ if capped then
   deadLetterArgs = { 'XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*' }
   deadLetterPrefix = 6
 end
-local requeueMetadata = { 'x-original-id', '', 'x-delivery-count', '' }
-local deadLetterMetadata = {
-  'x-original-id', '', 'x-original-stream', source, 'x-original-group', group,
-  'x-delivery-count', '', 'x-dead-letter-reason', '', 'x-dead-lettered-at', nowMsString,
-  'x-last-consumer', '',
-}
-local function namesOf(metadata)
-  local names = {}
-  for i = 1, #metadata, 2 do names[metadata[i]] = true end
-  return names
+-- The metadata of a copy (names and order from includes/metadata.lua), as name/value pairs
+-- whose values are set per entry: at these positions, written out on the plain paths of handle().
+local function metadataOf(names, values)
+  local list = {}
+  for i, name in ipairs(names) do
+    list[2 * i - 1] = name
+    list[2 * i] = values[name] or ''
+  end
+  return list
 end
+local requeueMetadata = metadataOf(REQUEUE_METADATA, {})
+local deadLetterMetadata = metadataOf(DEAD_LETTER_METADATA, {
+  ['x-original-stream'] = source, ['x-original-group'] = group, ['x-dead-lettered-at'] = nowMsString,
+})
 -- The dead-letter names include the requeue names: an entry with none of them is copied as is.
-local requeueNames, deadLetterNames = namesOf(requeueMetadata), namesOf(deadLetterMetadata)
+local requeueNames = metadataNames(REQUEUE_METADATA)
+local deadLetterNames = metadataNames(DEAD_LETTER_METADATA)
 
 -- The copy of an entry with metadata-named fields: its other fields, then the metadata.
 local function writeFiltered(args, prefixLength, metadata, metadataNames, fields)
@@ -296,7 +289,7 @@ local function earlierDeliveries(id, value)
     return tonumber(value)
   end
   result.invalidCounts = result.invalidCounts + 1
-  if #invalidCountIds < 20 then invalidCountIds[#invalidCountIds + 1] = id end
+  if #invalidCountIds < MAX_REPORTED_IDS then invalidCountIds[#invalidCountIds + 1] = id end
   return 0
 end
 
@@ -352,6 +345,7 @@ local function handle(id, fields, entry)
   end
   if reason then
     if plain then
+      -- DEAD_LETTER_METADATA written out, names in order (a test checks them against the include).
       local n = fieldCount
       fields[n + 1] = 'x-original-id'
       fields[n + 2] = originalId
@@ -388,7 +382,8 @@ local function handle(id, fields, entry)
     end
   elseif action == 'requeue' then
     if plain then
-      -- The usual case written out: this is most of what the script does per entry.
+      -- The usual case written out: this is most of what the script does per entry
+      -- (REQUEUE_METADATA, names in order; a test checks them against the include).
       fields[fieldCount + 1] = 'x-original-id'
       fields[fieldCount + 2] = originalId
       fields[fieldCount + 3] = 'x-delivery-count'

@@ -1,0 +1,136 @@
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import { flagArg } from "./scriptReplies.js";
+import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
+
+/**
+ * The interface of src/scripts/lua/readGroupStats.lua: the request, its arguments, its reply.
+ * Read-only; it has no error codes of its own: what Redis answers for a stream or a group is
+ * data in the reply (GroupStatsReading), an error for the whole call is Redis' own.
+ */
+export interface ReadGroupStatsRequest {
+  groups: readonly Pick<ResolvedGroup, "stream" | "group" | "deadLetterStream">[];
+  /** Also read the XPENDING summary (per-consumer counts). */
+  perConsumer: boolean;
+}
+
+/** One group's state, read without touching an entry. */
+interface GroupStats {
+  pending: number;
+  lastDeliveredId: string;
+  /** Null when Redis reports none (or has no such field). */
+  lag: number | null;
+  /** Undefined when the PEL is empty. */
+  oldestPendingId: string | undefined;
+  oldestPendingIdleMs: number;
+  oldestPendingDeliveries: number;
+  /** Undefined when XLEN failed (the key is not a stream). */
+  deadLetterLength: number | undefined;
+  /** [consumer, pending] pairs; empty unless perConsumer. */
+  consumers: [string, number][];
+}
+
+/** A group as read: its stats, no such group, or the error Redis answered for it. */
+export type GroupStatsReading =
+  | { status: "read"; stats: GroupStats }
+  | { status: "no-group" }
+  | { status: "failed"; error: string };
+
+export interface ReadGroupStatsResult {
+  /** Redis TIME, Unix ms. */
+  nowMs: number;
+  /** XLEN of each stream that could be read. */
+  streamLengths: Map<string, number>;
+  /** In the order of the request's groups. */
+  groups: GroupStatsReading[];
+}
+
+export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
+  const streamIndex = new Map<string, number>();
+  for (const group of request.groups) {
+    if (!streamIndex.has(group.stream)) streamIndex.set(group.stream, streamIndex.size + 1);
+  }
+  const keys: string[] = [...streamIndex.keys()];
+  for (const group of request.groups) keys.push(group.deadLetterStream);
+  const argv: (string | number)[] = [flagArg(request.perConsumer), streamIndex.size];
+  for (const group of request.groups) argv.push(streamIndex.get(group.stream) ?? 0, group.group);
+  return scriptCall(keys, argv);
+}
+
+/** A flat reply read front to back. */
+class Cursor {
+  private at = 0;
+  constructor(private readonly reply: readonly unknown[]) {}
+  next(): unknown {
+    if (this.at >= this.reply.length) throw new Error("readGroupStats: reply too short");
+    return this.reply[this.at++];
+  }
+  string(): string {
+    const value = this.next();
+    return typeof value === "string" ? value : String(value);
+  }
+  number(): number {
+    const value = Number(this.next());
+    if (!Number.isFinite(value)) throw new Error("readGroupStats: not a number");
+    return value;
+  }
+}
+
+function readStats(cursor: Cursor): GroupStats {
+  const pending = cursor.number();
+  const lastDeliveredId = cursor.string();
+  const lag = cursor.number();
+  const oldestId = cursor.string();
+  const oldestPendingIdleMs = cursor.number();
+  const oldestPendingDeliveries = cursor.number();
+  const deadLetterLength = cursor.number();
+  const consumers: [string, number][] = [];
+  for (let count = cursor.number(); count > 0; count -= 1) {
+    consumers.push([cursor.string(), cursor.number()]);
+  }
+  return {
+    pending,
+    lastDeliveredId,
+    lag: lag < 0 ? null : lag,
+    oldestPendingId: oldestId === "" ? undefined : oldestId,
+    oldestPendingIdleMs,
+    oldestPendingDeliveries,
+    deadLetterLength: deadLetterLength < 0 ? undefined : deadLetterLength,
+    consumers,
+  };
+}
+
+export function parseReadGroupStatsReply(
+  request: ReadGroupStatsRequest,
+  reply: unknown,
+): ReadGroupStatsResult {
+  if (!Array.isArray(reply)) throw new Error("readGroupStats: reply is not an array");
+  const cursor = new Cursor(reply);
+  const seconds = cursor.number();
+  const nowMs = seconds * 1000 + Math.floor(cursor.number() / 1000);
+  const streamLengths = new Map<string, number>();
+  const streamErrors = new Map<string, string>();
+  for (const stream of new Set(request.groups.map((group) => group.stream))) {
+    const error = cursor.string();
+    const length = cursor.number();
+    if (error === "") streamLengths.set(stream, length);
+    else streamErrors.set(stream, error);
+  }
+  const groups = request.groups.map((group): GroupStatsReading => {
+    const status = cursor.string();
+    if (status === "S") {
+      return { status: "failed", error: streamErrors.get(group.stream) ?? "no stream" };
+    }
+    if (status === "G") return { status: "no-group" };
+    if (status !== "") return { status: "failed", error: status };
+    return { status: "read", stats: readStats(cursor) };
+  });
+  return { nowMs, streamLengths, groups };
+}
+
+/** Sends one call; its reply is parsed with parseReadGroupStatsReply (the caller times it). */
+export function callReadGroupStats(
+  redis: ScriptedRedis,
+  request: ReadGroupStatsRequest,
+): Promise<unknown> {
+  return callScript(redis, "sjReadGroupStats", readGroupStatsArgs(request));
+}

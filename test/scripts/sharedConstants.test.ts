@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { SLOT_TOKEN_PREFIX } from "../../src/core/fence.js";
+import {
+  DEAD_LETTER_METADATA,
+  REDRIVE_METADATA,
+  REQUEUE_METADATA,
+} from "../../src/core/copyMetadata.js";
+import { MAX_ID_PART } from "../../src/core/streamIds.js";
+import { MAX_REPORTED_IDS } from "../../src/sweep/GroupSweepResult.js";
+import { RedisErrorCode } from "../../src/redis/redisErrors.js";
+import { MOVE_FENCING_TOKEN_ERRORS } from "../../src/scripts/moveFencingToken.js";
+import { PURGE_DEAD_LETTERS_ERRORS } from "../../src/scripts/purgeDeadLetters.js";
+import { REDRIVE_DEAD_LETTERS_ERRORS } from "../../src/scripts/redriveDeadLetters.js";
+import { REAP_CONSUMERS_ERRORS } from "../../src/scripts/reapConsumers.js";
+import { SAFE_TRIM_ERRORS } from "../../src/scripts/safeTrim.js";
+import { SWEEP_PAGE_ERRORS } from "../../src/scripts/sweepPage.js";
+
+function lua(path: string): string {
+  return readFileSync(new URL(`../../src/scripts/lua/${path}`, import.meta.url), "utf8");
+}
+
+/** `local NAME = <value>` in a Lua include: a quoted string, a number, or a list of strings. */
+function luaConstant(source: string, name: string): unknown {
+  const match = new RegExp(`^local ${name} = (\\{[^}]*\\}|'[^']*'|\\d+)`, "mu").exec(source);
+  if (match === null) throw new Error(`no local ${name}`);
+  const value = match[1] ?? "";
+  if (value.startsWith("'")) return value.slice(1, -1);
+  if (value.startsWith("{")) return [...value.matchAll(/'([^']*)'/gu)].map((m) => m[1]);
+  return Number(value);
+}
+
+describe("constants shared by the Lua includes and TypeScript", () => {
+  it("the fence's token prefix", () => {
+    expect(luaConstant(lua("includes/fence.lua"), "SLOT_TOKEN_PREFIX")).toBe(SLOT_TOKEN_PREFIX);
+  });
+
+  it("the largest id part", () => {
+    expect(luaConstant(lua("includes/streamIds.lua"), "MAX_ID_PART")).toBe(MAX_ID_PART);
+  });
+
+  it("the metadata fields of copies, in the order they are written", () => {
+    const metadata = lua("includes/metadata.lua");
+    expect(luaConstant(metadata, "REQUEUE_METADATA")).toEqual(REQUEUE_METADATA);
+    expect(luaConstant(metadata, "DEAD_LETTER_METADATA")).toEqual(DEAD_LETTER_METADATA);
+    expect(luaConstant(metadata, "REDRIVE_METADATA")).toEqual(REDRIVE_METADATA);
+  });
+
+  it("the number of ids a reply lists", () => {
+    expect(luaConstant(lua("includes/limits.lua"), "MAX_REPORTED_IDS")).toBe(MAX_REPORTED_IDS);
+  });
+
+  it("sweepPage's written-out copies follow the metadata include", () => {
+    // The hot path writes the names as literals (`fields[n + 1] = 'x-original-id'`, ...).
+    const script = lua("sweepPage.lua");
+    const written = (marker: string): string[] => {
+      const start = script.indexOf(marker);
+      const block = script.slice(start, script.indexOf("call(", start));
+      return [...block.matchAll(/\] = '(x-[a-z-]+)'/gu)].map((m) => m[1] ?? "");
+    };
+    expect(written("DEAD_LETTER_METADATA written out")).toEqual(DEAD_LETTER_METADATA);
+    expect(written("(REQUEUE_METADATA, names in order")).toEqual(REQUEUE_METADATA);
+  });
+
+  it("each script's header lists the error codes of its typed module", () => {
+    const codes = new Set<string>(Object.values(RedisErrorCode));
+    const listed = (file: string): string[] => {
+      const source = lua(file);
+      const start = source.search(/Errors[ ,(]/u);
+      const paragraph = source.slice(start, source.indexOf("\n\n", start));
+      return [...paragraph.matchAll(/\b[A-Z]{4,}\b/gu)]
+        .map((m) => m[0])
+        .filter((word) => codes.has(word));
+    };
+    expect(listed("moveFencingToken.lua")).toEqual(MOVE_FENCING_TOKEN_ERRORS);
+    expect(listed("purgeDeadLetters.lua")).toEqual(PURGE_DEAD_LETTERS_ERRORS);
+    expect(listed("redriveDeadLetters.lua")).toEqual(REDRIVE_DEAD_LETTERS_ERRORS);
+    expect(listed("reapConsumers.lua")).toEqual(REAP_CONSUMERS_ERRORS);
+    expect(listed("safeTrim.lua")).toEqual(SAFE_TRIM_ERRORS);
+    expect(listed("sweepPage.lua")).toEqual(SWEEP_PAGE_ERRORS);
+  });
+});
