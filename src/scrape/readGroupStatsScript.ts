@@ -81,6 +81,15 @@ export async function readGroupSnapshotsScripted(
     requireConnected(redis);
     let reply: unknown;
     try {
+      const call = callReadGroupStats(scripted, {
+        groups: batch,
+        perConsumer: options.perConsumer,
+      });
+      reply = await answerWithin(
+        call,
+        leftMs,
+        `redis did not answer within ${options.timeoutMs} ms`,
+      );
     } catch (error) {
       if (error instanceof RedisUnavailableError) throw error;
       const failure = error instanceof Error ? error : new Error(String(error));
