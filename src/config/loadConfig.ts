@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { extname } from "node:path";
 import convict from "convict";
-import { parseDocument, type Document } from "yaml";
+import type { Document } from "yaml";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import {
   checkCrossKeyRules,
@@ -112,7 +112,7 @@ async function readConfigFile(
     throw new ConfigError(path, undefined, `${expected}${named}`);
   }
   const text = read.text.replace(/^\uFEFF/u, "");
-  const parsed = format === "JSON" ? parseJson(text) : parseYamlText(text);
+  const parsed = format === "JSON" ? parseJson(text) : await parseYamlText(text);
   if ("problem" in parsed) {
     throw new ConfigError(path, undefined, `valid ${format}: ${parsed.problem}`);
   }
@@ -160,7 +160,9 @@ const SECRET_LINE =
  * quotes it. The message is shown only when no secret key appears up to the faulty line;
  * otherwise only its code and position.
  */
-function parseYamlText(text: string): Parsed {
+async function parseYamlText(text: string): Promise<Parsed> {
+  // Imported here: a JSON configuration (most operator commands, the tests) never needs it.
+  const { parseDocument } = await import("yaml");
   const document = parseDocument(text, { logLevel: "silent", uniqueKeys: true });
   const [first] = [...document.errors, ...document.warnings];
   if (first === undefined) return documentValue(document);
