@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatEffectiveConfig } from "../../src/config/formatEffectiveConfig.js";
 import { endpointOptions } from "../../src/redis/connectionOptions.js";
 import { aclAdvice, describeTlsError } from "../../src/redis/explainRedisError.js";
-import { plainRedisConfig } from "../../src/core/configTypes.js";
+import { plainRedisConfig } from "../../src/config/defaultConfig.js";
 import {
   expectConfigError,
   loadContent,
