@@ -1,17 +1,16 @@
 #!/usr/bin/env node
+// Start-up time is module loading: this file imports only what reads the arguments, the help
+// texts and the option specs. The code a command runs (configuration loading, the Redis client,
+// the logger, metrics, the lease) is imported once the command is known, and only its own.
 import { parseArgs } from "node:util";
 import { ConfigError } from "./config/ConfigError.js";
-import { loadConfig } from "./config/loadConfig.js";
-import { checkHasWork } from "./config/checkHasWork.js";
 import { DAEMON_COMMAND_HELP } from "./commands/daemonCommandHelp.js";
-import { runCheckConfigCommand } from "./commands/runCheckConfigCommand.js";
-import { runDaemonCommand } from "./commands/runDaemonCommand.js";
-import { runSweepCommand } from "./commands/runSweepCommand.js";
 import { EXIT } from "./commands/exitCodes.js";
 import { Interruption } from "./commands/Interruption.js";
 import { readVersion } from "./commands/readVersion.js";
 import { requireConfigSource } from "./commands/requireConfigSource.js";
 import { OPERATOR_USAGE, runOperatorCommand } from "./commands/operator/runOperatorCommand.js";
+import type { JanitorConfig } from "./core/configTypes.js";
 
 const DAEMON_USAGE = Object.entries(DAEMON_COMMAND_HELP)
   .map(([, command]) => `  stream-janitor ${command.synopsis}`)
@@ -76,10 +75,15 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
-  const load = () => loadConfig({ configPath: values.config, env: process.env });
   let config;
+  let load;
   try {
     requireConfigSource(values.config, process.env);
+    const [{ loadConfig }, { checkHasWork }] = await Promise.all([
+      import("./config/loadConfig.js"),
+      import("./config/checkHasWork.js"),
+    ]);
+    load = () => loadConfig({ configPath: values.config, env: process.env });
     config = await load();
     if (command === "run" || command === "sweep") checkHasWork(config);
   } catch (error) {
@@ -89,14 +93,18 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  if (command === "run") return runDaemonCommand(config, { reload: load });
+  if (command === "run") {
+    const { runDaemonCommand } = await import("./commands/runDaemonCommand.js");
+    return runDaemonCommand(config, { reload: load });
+  }
+  const run =
+    command === "sweep"
+      ? await loadSweep(values.json === true)
+      : await loadCheckConfig(values.offline === true);
   // The one-shot commands exit 130 (SIGINT) or 143 (SIGTERM) when interrupted, all alike.
   const interruption = new Interruption();
   try {
-    const code =
-      command === "sweep"
-        ? await runSweepCommand(config, { json: values.json === true, interruption })
-        : await runCheckConfigCommand(config, { offline: values.offline === true, interruption });
+    const code = await run(config, interruption);
     if (interruption.signalName !== undefined && command !== "sweep") {
       process.stderr.write(
         `stream-janitor ${command}: interrupted by ${interruption.signalName} before it finished\n`,
@@ -106,6 +114,18 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     interruption.dispose();
   }
+}
+
+type OneShot = (config: JanitorConfig, interruption: Interruption) => Promise<number>;
+
+async function loadSweep(json: boolean): Promise<OneShot> {
+  const { runSweepCommand } = await import("./commands/runSweepCommand.js");
+  return (config, interruption) => runSweepCommand(config, { json, interruption });
+}
+
+async function loadCheckConfig(offline: boolean): Promise<OneShot> {
+  const { runCheckConfigCommand } = await import("./commands/runCheckConfigCommand.js");
+  return (config, interruption) => runCheckConfigCommand(config, { offline, interruption });
 }
 
 /** The usage to show after a parse error: the command's own when argv starts with one. */

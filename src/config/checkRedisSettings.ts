@@ -9,8 +9,7 @@ import type { RedisConfig } from "../core/configTypes.js";
  * connection attempt later. Fills `sentinelPassword` from `sentinelPasswordFile`.
  */
 export async function checkRedisSettings(redis: RedisConfig): Promise<void> {
-  checkTopology(redis);
-  checkTlsRules(redis);
+  checkRedisRules(redis);
   if (redis.sentinelPasswordFile !== "") {
     redis.sentinelPassword = await readSecretFile(
       "redis.sentinelPasswordFile",
@@ -21,6 +20,12 @@ export async function checkRedisSettings(redis: RedisConfig): Promise<void> {
   await checkPemFile("redis.tls.caFile", redis.tls.caFile, "certificate");
   await checkPemFile("redis.tls.certFile", redis.tls.certFile, "certificate");
   await checkPemFile("redis.tls.keyFile", redis.tls.keyFile, "private key");
+}
+
+/** The redis.* rules that need no file: topology (sentinel, cluster) and TLS settings. */
+export function checkRedisRules(redis: RedisConfig): void {
+  checkTopology(redis);
+  checkTlsRules(redis);
 }
 
 function checkTopology(redis: RedisConfig): void {

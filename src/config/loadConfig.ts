@@ -1,32 +1,14 @@
 import { lookup } from "node:dns/promises";
 import { extname } from "node:path";
-import convict from "convict";
-import { parseDocument, type Document } from "yaml";
-import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
-import {
-  checkCrossKeyRules,
-  discoverSchema,
-  groupSchema,
-  isLeaf,
-  janitorSchema,
-  schemaLeaves,
-  type ConvictShape,
-  type LeafSpec,
-  type NestedSectionSpec,
-  type SchemaNode,
-} from "./configSchema.js";
+import type { Document } from "yaml";
+import { ConfigError, ConfigProblems } from "./ConfigError.js";
+import { janitorSchema } from "./configSchema.js";
+import { isMapping } from "./checkFileValues.js";
 import { findDuplicateJsonKey } from "./findDuplicateJsonKey.js";
 import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
-import { durationsInMs } from "./parseDuration.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
-import { checkRetention } from "./checkRetention.js";
-import type {
-  DiscoverConfig,
-  GroupConfig,
-  JanitorConfig,
-  RetentionConfig,
-} from "../core/configTypes.js";
-import { clusterSlotProblems } from "./clusterSlotProblems.js";
+import type { JanitorConfig } from "../core/configTypes.js";
+import { checkConfig } from "./validateConfig.js";
 
 export interface LoadConfigOptions {
   /** `--config`; wins over STREAM_JANITOR_CONFIG. */
@@ -41,29 +23,18 @@ type Mapping = Record<string, unknown>;
 const HOST_LOOKUP_TIMEOUT_MS = 5000;
 
 /**
- * Reads, merges (defaults < file < environment), validates and returns the configuration.
+ * Reads and parses the file (YAML or JSON), validates it with the environment's overrides as
+ * validateConfig does (defaults < file < environment), checks what needs I/O (http.host
+ * resolves; password, secret and TLS files are readable) and returns the configuration.
  * Problems are thrown as one ConfigError listing every problem found (each naming the key, the
  * value and what was expected), so an operator fixes a file in one round. Only a file that
  * cannot be read or parsed stops the checks at once.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<JanitorConfig> {
   const { env } = options;
-  // Durations may carry a unit ("30s"): in ms before any check, so every check sees numbers.
-  const file = durationsInMs(
-    await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG),
-  ) as Mapping;
+  const file = await readConfigFile(options.configPath, env.STREAM_JANITOR_CONFIG);
   const problems = new ConfigProblems();
-  const { sections, groups, discover, retention, badSections } = checkFileValues(file, problems);
-  const badEnv = checkNumericEnv(env, problems);
-
-  const merged = mergeWithConvict(sections, env, badEnv, problems);
-  const config: JanitorConfig = { ...merged, groups, discover, retention };
-  checkCrossKeyRules(config, problems, badSections);
-  // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
-  // (Only on a clean groups list: a dropped entry would shift the indexes the problems name.)
-  if (config.redis.mode === "cluster" && !badSections.has("groups")) {
-    for (const error of clusterSlotProblems(config.groups)) problems.add(error);
-  }
+  const { config, badSections } = checkConfig(file, env, problems);
   if (!badSections.has("http")) {
     const hostProblem = await checkHostResolves(config.http.host);
     if (hostProblem !== undefined) problems.add(hostProblem);
@@ -82,6 +53,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
     }
   }
   if (!badSections.has("redis")) {
+    // The redis.* rules, then the files they name (validateConfig checks the rules alone).
     await checkRedisSettings(config.redis).catch((error: unknown) => {
       if (!(error instanceof ConfigError)) throw error;
       problems.add(error);
@@ -112,7 +84,7 @@ async function readConfigFile(
     throw new ConfigError(path, undefined, `${expected}${named}`);
   }
   const text = read.text.replace(/^\uFEFF/u, "");
-  const parsed = format === "JSON" ? parseJson(text) : parseYamlText(text);
+  const parsed = format === "JSON" ? parseJson(text) : await parseYamlText(text);
   if ("problem" in parsed) {
     throw new ConfigError(path, undefined, `valid ${format}: ${parsed.problem}`);
   }
@@ -160,7 +132,9 @@ const SECRET_LINE =
  * quotes it. The message is shown only when no secret key appears up to the faulty line;
  * otherwise only its code and position.
  */
-function parseYamlText(text: string): Parsed {
+async function parseYamlText(text: string): Promise<Parsed> {
+  // Imported here: a JSON configuration (most operator commands, the tests) never needs it.
+  const { parseDocument } = await import("yaml");
   const document = parseDocument(text, { logLevel: "silent", uniqueKeys: true });
   const [first] = [...document.errors, ...document.warnings];
   if (first === undefined) return documentValue(document);
@@ -196,184 +170,6 @@ function documentValue(document: Document): Parsed {
   }
 }
 
-/**
- * Checks what the file gave, before convict merges it: unknown keys (convict's strict mode
- * would report them too, but without the list of known keys), and types, because convict
- * silently turns `port: "80x"` into 80. Returns the sections for convict (without the keys
- * that failed, so convict does not report them twice) and the groups with their defaults.
- */
-function checkFileValues(
-  file: Mapping,
-  problems: ConfigProblems,
-): {
-  sections: Mapping;
-  groups: GroupConfig[];
-  discover: DiscoverConfig[];
-  retention: RetentionConfig[];
-  badSections: Set<string>;
-} {
-  const sections: Mapping = {};
-  const badSections = new Set<string>();
-  let groups: GroupConfig[] = [];
-  let discover: DiscoverConfig[] = [];
-  let retention: RetentionConfig[] = [];
-  for (const [name, value] of Object.entries(file)) {
-    const before = problems.count;
-    const node = problems.check(() =>
-      knownKey<SchemaNode>(janitorSchema, name, name, value, "section"),
-    );
-    // `groups:` or `redis:` with everything below commented out parses as null.
-    if (node === undefined || value === null) continue;
-    if (name === "retention") {
-      retention = problems.check(() => checkRetention(value)) ?? [];
-    } else if (isLeaf(node)) {
-      if (problems.check(() => checkLeaf(node, name, value)) === undefined) {
-        badSections.add(name);
-        continue;
-      }
-      // The two list sections: `groups` and `discover`, each element checked like a section.
-      const entries = (value as unknown[]).flatMap((entry, index) => {
-        const spec = name === "discover" ? discoverSchema : groupSchema;
-        const checked = checkEntry(spec, entry, `${name}[${index}]`, problems);
-        return checked === undefined ? [] : [checked];
-      });
-      if (name === "discover") discover = entries as unknown as DiscoverConfig[];
-      else groups = entries as unknown as GroupConfig[];
-    } else {
-      const good = checkSection(node, name, value, problems);
-      if (good !== undefined) sections[name] = good;
-    }
-    if (problems.count > before) badSections.add(name);
-  }
-  return { sections, groups, discover, retention, badSections };
-}
-
-/**
- * A section's keys, recursively for nested sections (`redis.tls`): every problem is collected,
- * and only the keys that passed are returned for convict (which would report the others twice).
- */
-function checkSection(
-  node: NestedSectionSpec,
-  path: string,
-  value: unknown,
-  problems: ConfigProblems,
-): Mapping | undefined {
-  if (!isMapping(value)) {
-    problems.add(new ConfigError(path, value, `a mapping of ${path} settings`));
-    return undefined;
-  }
-  const good: Mapping = {};
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = `${path}.${key}`;
-    const spec = problems.check(() =>
-      knownKey<SchemaNode>(node, key, childPath, child, `${path} key`),
-    );
-    if (spec === undefined) continue;
-    if (isLeaf(spec)) {
-      if (problems.check(() => checkLeaf(spec, childPath, child)) !== undefined) good[key] = child;
-    } else if (child !== null) {
-      // `tls:` with everything below commented out parses as null: the defaults apply.
-      const nested = checkSection(spec, childPath, child, problems);
-      if (nested !== undefined) good[key] = nested;
-    }
-  }
-  return good;
-}
-
-function checkEntry(
-  schema: Readonly<Record<string, LeafSpec>>,
-  raw: unknown,
-  path: string,
-  problems: ConfigProblems,
-): Mapping | undefined {
-  const required = Object.entries(schema)
-    .filter(([, spec]) => spec.required === true)
-    .map(([key]) => key);
-  if (!isMapping(raw)) {
-    problems.add(new ConfigError(path, raw, `a mapping with at least ${required.join(" and ")}`));
-    return undefined;
-  }
-  const before = problems.count;
-  const group: Mapping = {};
-  for (const [key, spec] of Object.entries<LeafSpec>(schema)) {
-    if (spec.required === true && !Object.hasOwn(raw, key)) {
-      problems.add(new ConfigError(`${path}.${key}`, undefined, `${spec.expected} (required)`));
-    }
-    group[key] = spec.default;
-  }
-  for (const [key, value] of Object.entries(raw)) {
-    const keyPath = `${path}.${key}`;
-    problems.check(() => {
-      const what = schema === discoverSchema ? "discover key" : "group key";
-      checkLeaf(knownKey<LeafSpec>(schema, key, keyPath, value, what), keyPath, value);
-      group[key] = value;
-    });
-  }
-  return problems.count > before ? undefined : group;
-}
-
-function knownKey<T>(
-  spec: Readonly<Record<string, T>>,
-  key: string,
-  path: string,
-  value: unknown,
-  what: string,
-): T {
-  const node = Object.hasOwn(spec, key) ? spec[key] : undefined;
-  if (node === undefined) {
-    throw new ConfigError(path, value, `a known ${what}: one of ${Object.keys(spec).join(", ")}`);
-  }
-  return node;
-}
-
-function checkLeaf(spec: LeafSpec, path: string, value: unknown): true {
-  if (!spec.test(value)) throw new ConfigError(path, value, spec.expected);
-  return true;
-}
-
-/**
- * convict reads "80x" as 80 and "" as NaN: numbers from the environment must be all digits.
- * Returns the names of the variables that failed, which convict must then not read.
- */
-function checkNumericEnv(env: NodeJS.ProcessEnv, problems: ConfigProblems): Set<string> {
-  const bad = new Set<string>();
-  for (const [path, spec] of schemaLeaves()) {
-    const raw = spec.env === undefined ? undefined : env[spec.env];
-    if (raw !== undefined && typeof spec.default === "number" && !/^\d+$/u.test(raw)) {
-      problems.add(new ConfigError(path, raw, `${spec.expected} (from ${String(spec.env)})`));
-      bad.add(String(spec.env));
-    }
-  }
-  return bad;
-}
-
-function mergeWithConvict(
-  sections: Mapping,
-  env: NodeJS.ProcessEnv,
-  badEnv: ReadonlySet<string>,
-  problems: ConfigProblems,
-): ConvictShape {
-  const usableEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !badEnv.has(name)));
-  // args: [] because convict would otherwise parse process.argv, which belongs to the CLI.
-  const config = convict<ConvictShape>(janitorSchema, { env: usableEnv, args: [] });
-  config.load(sections);
-  const properties = config.getProperties();
-  try {
-    config.validate({ allowed: "strict" });
-  } catch (error) {
-    for (const translated of configErrorsFromConvict(error, (key) => valueAt(properties, key))) {
-      const envName = schemaLeaves().find(([path]) => path === translated.key)?.[1].env;
-      if (envName === undefined || env[envName] === undefined) {
-        problems.add(translated);
-        continue;
-      }
-      const { key, value, expected } = translated;
-      problems.add(new ConfigError(key, value, `${expected} (from ${envName})`));
-    }
-  }
-  return properties;
-}
-
 /** A host that does not resolve would fail only when the HTTP server binds: say so now. */
 async function checkHostResolves(host: string): Promise<ConfigError | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -397,14 +193,4 @@ async function checkHostResolves(host: string): Promise<ConfigError | undefined>
     host,
     `an IP address or a host name that resolves (lookup failed: ${outcome})`,
   );
-}
-
-function valueAt(root: unknown, dottedKey: string): unknown {
-  return dottedKey.split(".").reduce<unknown>((node, part) => {
-    return isMapping(node) && Object.hasOwn(node, part) ? node[part] : undefined;
-  }, root);
-}
-
-function isMapping(value: unknown): value is Mapping {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

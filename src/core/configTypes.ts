@@ -121,19 +121,3 @@ export interface JanitorConfig {
   /** Safe trimming per stream (contract section 3). */
   retention: RetentionConfig[];
 }
-
-/** A standalone, plain-TCP connection to `url` with no credentials: the defaults of section 3. */
-export function plainRedisConfig(url: string): RedisConfig {
-  return {
-    mode: "standalone",
-    url,
-    nodes: [],
-    masterName: "",
-    username: "",
-    password: "",
-    passwordFile: "",
-    sentinelPassword: "",
-    sentinelPasswordFile: "",
-    tls: { caFile: "", certFile: "", keyFile: "", serverName: "" },
-  };
-}

@@ -15,6 +15,14 @@ export interface Fence {
   readonly slotToken?: number;
 }
 
+/**
+ * Companion keys must live in the lease key's hash slot (a script touching keys of several slots
+ * fails with CROSSSLOT on Redis Cluster): see sameSlotKey.
+ */
+export function companionKey(leaseKey: string, suffix: string): string {
+  return sameSlotKey(leaseKey, suffix);
+}
+
 /** Marks a fence argument as a fencing token to compare, not a lease value to match. */
 export const SLOT_TOKEN_PREFIX = "token:";
 

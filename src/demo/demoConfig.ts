@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { plainRedisConfig, type JanitorConfig } from "../core/configTypes.js";
+import { defaultConfig, plainRedisConfig } from "../config/defaultConfig.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 import { defaultDeadLetterStream } from "../core/resolveGroup.js";
 
 /**
@@ -15,33 +16,28 @@ export const DEMO_DEAD_LETTER_STREAM = defaultDeadLetterStream(DEMO_STREAM);
 export const DEMO_MIN_IDLE_MS = 2000;
 export const DEMO_MAX_DELIVERIES = 3;
 
-const PREFERRED_HTTP_PORT = 9478;
+/** http.port's default. */
+const PREFERRED_HTTP_PORT = defaultConfig().http.port;
 
 /**
- * The daemon's configuration, built by hand with timings shrunk from minutes to seconds so the
+ * The daemon's configuration: the defaults, with timings shrunk from minutes to seconds so the
  * whole story plays out in about ten seconds. The lease rule ttl > deadline > 1.2 * period holds.
  */
 export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
+  const defaults = defaultConfig();
   return {
+    ...defaults,
     redis: plainRedisConfig(redisUrl),
     // Loopback only: the demo has no business exposing a port to the network.
     http: { host: "127.0.0.1", port: httpPort },
-    log: { level: "info" },
     lease: { key: DEMO_LEASE_KEY, ttlMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
-    sweep: {
-      intervalMs: 1000,
-      batchSize: 1000,
-      maxScriptMs: 2,
-      maxEntriesPerGroup: 100000,
-      consumerName: "stream-janitor",
-    },
+    sweep: { ...defaults.sweep, intervalMs: 1000 },
     metrics: {
+      ...defaults.metrics,
       perConsumer: true,
       maxConsumersPerGroup: 20,
       pelScanIntervalMs: 2000,
-      scrapeTimeoutMs: 2000,
     },
-    retention: [],
     groups: [
       {
         stream: DEMO_STREAM,
@@ -54,8 +50,6 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
         deadLetterMaxLen: 1000,
       },
     ],
-    discover: [],
-    discovery: { intervalMs: 60000, maxGroups: 10000 },
   };
 }
 

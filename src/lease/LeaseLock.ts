@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import Redlock, { ResourceLockedError, type Lock } from "redlock";
-import { sameSlotKey } from "../core/keySlot.js";
+import { companionKey } from "../core/fence.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { runFenceLease } from "../scripts/fenceLease.js";
 import { runMoveFencingToken } from "../scripts/moveFencingToken.js";
@@ -20,13 +20,9 @@ export type AcquireResult =
   | { readonly status: "acquired"; readonly lock: Lock; readonly fencingToken: number }
   | { readonly status: "held" };
 
-/**
- * Companion keys must live in the lease key's hash slot (a script touching keys of several slots
- * fails with CROSSSLOT on Redis Cluster): see sameSlotKey.
- */
-export function companionKey(leaseKey: string, suffix: string): string {
-  return sameSlotKey(leaseKey, suffix);
-}
+// Where the lease keeps its token and holder record; in core, so inspect reads them without
+// loading the lock library.
+export { companionKey };
 
 /**
  * The only caller of redlock (Lease, ActiveTerm keep just its Lock). redlock 5.0.0-beta.2 is used

@@ -1,5 +1,5 @@
 import type { JanitorConfig, RetentionConfig } from "../core/configTypes.js";
-import { companionKey } from "../lease/LeaseLock.js";
+import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { type GroupReading } from "../scrape/GroupReading.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";

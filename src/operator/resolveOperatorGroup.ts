@@ -1,5 +1,5 @@
-import { groupSchema } from "../config/configSchema.js";
-import type { GroupConfig, JanitorConfig } from "../core/configTypes.js";
+import { defaultGroupConfig } from "../config/defaultConfig.js";
+import type { JanitorConfig } from "../core/configTypes.js";
 import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 
 /**
@@ -13,8 +13,5 @@ export function resolveOperatorGroup(
 ): ResolvedGroup {
   const configured = config.groups.find((g) => g.stream === stream && g.group === group);
   if (configured !== undefined) return resolveGroup(configured);
-  const defaults = Object.fromEntries(
-    Object.entries(groupSchema).map(([key, spec]) => [key, spec.default]),
-  ) as unknown as GroupConfig;
-  return resolveGroup({ ...defaults, stream, group });
+  return resolveGroup(defaultGroupConfig(stream, group));
 }

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import type { JanitorConfig } from "../../src/core/configTypes.js";
+import { validateConfig } from "../../src/config/validateConfig.js";
+import type { JanitorConfig, RedisConfig } from "../../src/core/configTypes.js";
 
 /** A scratch directory for configuration and password files, removed by `remove()`. */
 export interface TempDir {
@@ -68,6 +69,26 @@ export async function loadContent(
   return loadConfig({ configPath, env });
 }
 
+/**
+ * validateConfig as a promise, for expectConfigError: validation alone, no file written (`content`
+ * is what a JSON file would hold).
+ */
+export function validated(content: object, env: NodeJS.ProcessEnv = {}): Promise<JanitorConfig> {
+  // A throw inside the executor rejects the promise.
+  return new Promise((resolve) => {
+    resolve(validateConfig(content as Readonly<Record<string, unknown>>, env));
+  });
+}
+
+/** YAML text goes through a file (its parsing is part of the test); an object is validated. */
+export function loadOrValidate(
+  dir: TempDir,
+  content: object | string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<JanitorConfig> {
+  return typeof content === "string" ? loadContent(dir, content, env) : validated(content, env);
+}
+
 /** The top-level sections, in schema order. */
 export const SECTIONS =
   "redis, http, log, lease, sweep, metrics, groups, discover, discovery, retention";
@@ -78,3 +99,23 @@ export const GROUP = { stream: "orders", group: "billing" };
 
 /** A configuration with one group, orders/billing, with `overrides` applied. */
 export const withGroup = (overrides: object) => ({ groups: [{ ...GROUP, ...overrides }] });
+
+/**
+ * redis.* as contract section 3 gives it, with `url`: restated here on purpose, as the expected
+ * value of the loading tests, independent of the schema they test (the product's own is
+ * plainRedisConfig in src/config/defaultConfig.ts, derived from the schema).
+ */
+export function plainRedisConfig(url: string): RedisConfig {
+  return {
+    mode: "standalone",
+    url,
+    nodes: [],
+    masterName: "",
+    username: "",
+    password: "",
+    passwordFile: "",
+    sentinelPassword: "",
+    sentinelPasswordFile: "",
+    tls: { caFile: "", certFile: "", keyFile: "", serverName: "" },
+  };
+}

@@ -4,6 +4,7 @@ import {
   expectConfigError,
   loadContent,
   makeTempDir,
+  validated,
   type TempDir,
 } from "./configFiles.js";
 
@@ -44,20 +45,20 @@ describe("durations with units in the configuration file", () => {
   });
 
   it("refuses a value that is no duration, naming the key, the value and the forms", async () => {
-    await expectConfigError(loadContent(dir, { sweep: { intervalMs: "5 minutes" } }), {
+    await expectConfigError(validated({ sweep: { intervalMs: "5 minutes" } }), {
       key: "sweep.intervalMs",
       value: "5 minutes",
       expected: DURATION,
     });
     await expectConfigError(
-      loadContent(dir, { groups: [{ stream: "s", group: "g", minIdleMs: "1.5s" }] }),
+      validated({ groups: [{ stream: "s", group: "g", minIdleMs: "1.5s" }] }),
       { key: "groups[0].minIdleMs", value: "1.5s", expected: DURATION },
     );
     expect(DURATION).toContain("30s");
   });
 
   it("still applies each key's range after the unit (a lease rule, a timer's limit)", async () => {
-    await expectConfigError(loadContent(dir, { sweep: { intervalMs: "30d" } }), {
+    await expectConfigError(validated({ sweep: { intervalMs: "30d" } }), {
       key: "sweep.intervalMs",
       value: 2_592_000_000,
       expected: DURATION,

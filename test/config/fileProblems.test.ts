@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { plainRedisConfig } from "../../src/core/configTypes.js";
 import { runCli } from "../support/daemonProcess.js";
-import { SECTIONS, expectConfigError, makeTempDir, type TempDir } from "./configFiles.js";
+import {
+  SECTIONS,
+  expectConfigError,
+  makeTempDir,
+  plainRedisConfig,
+  type TempDir,
+} from "./configFiles.js";
 
 /** "Billion laughs": each level refers to the one above nine times (9^7 leaves if expanded). */
 const ALIAS_BOMB = [

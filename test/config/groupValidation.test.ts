@@ -3,7 +3,7 @@ import {
   DURATION,
   GROUP,
   expectConfigError,
-  loadContent,
+  loadOrValidate,
   makeTempDir,
   withGroup,
   type TempDir,
@@ -19,7 +19,7 @@ describe("configuration validation: metrics, groups and environment", () => {
   });
 
   const load = (content: object | string, env: NodeJS.ProcessEnv = {}) =>
-    loadContent(dir, content, env);
+    loadOrValidate(dir, content, env);
 
   describe("metrics", () => {
     it("rejects a metrics.perConsumer that is not a boolean (convict reads any string as true)", async () => {

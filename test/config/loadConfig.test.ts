@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { plainRedisConfig, type JanitorConfig } from "../../src/core/configTypes.js";
-import { makeTempDir, type TempDir } from "./configFiles.js";
+import type { JanitorConfig } from "../../src/core/configTypes.js";
+import { makeTempDir, plainRedisConfig, type TempDir } from "./configFiles.js";
 
 const DEFAULTS: JanitorConfig = {
   redis: plainRedisConfig("redis://127.0.0.1:6379"),

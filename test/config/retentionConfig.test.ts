@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
-import { loadConfig } from "../../src/config/loadConfig.js";
-import { makeTempDir, type TempDir } from "./configFiles.js";
+import { validated } from "./configFiles.js";
 
 describe("retention and reapConsumersIdleMs", () => {
-  let dir: TempDir;
-  beforeAll(async () => {
-    dir = await makeTempDir();
-  });
-  afterAll(async () => {
-    await dir.remove();
-  });
-
   async function load(config: unknown) {
-    return loadConfig({
-      configPath: await dir.write("config.json", JSON.stringify(config)),
-      env: {},
-    });
+    return validated(config as object);
   }
 
   it("reads retention with defaults and reapConsumersIdleMs", async () => {

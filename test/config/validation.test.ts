@@ -4,7 +4,7 @@ import {
   GROUP,
   SECTIONS,
   expectConfigError,
-  loadContent,
+  loadOrValidate,
   makeTempDir,
   withGroup,
   type TempDir,
@@ -20,7 +20,7 @@ describe("configuration validation", () => {
   });
 
   const load = (content: object | string, env: NodeJS.ProcessEnv = {}) =>
-    loadContent(dir, content, env);
+    loadOrValidate(dir, content, env);
 
   describe("unknown keys", () => {
     it("rejects an unknown top-level section", async () => {

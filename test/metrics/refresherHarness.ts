@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { Registry } from "prom-client";
-import { plainRedisConfig, type JanitorConfig } from "../../src/core/configTypes.js";
+import { defaultConfig } from "../../src/config/defaultConfig.js";
+import type { JanitorConfig } from "../../src/core/configTypes.js";
 import {
   createScrapeRefresher,
   type ScrapeRefresher,
@@ -8,33 +9,19 @@ import {
 import { createJanitorMetrics, type JanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { captureLogger } from "../support/sweepHarness.js";
+import { testConfig } from "../support/testConfig.js";
 
-/** A complete configuration, by hand: only the metrics section matters to the refresher. */
+/** testConfig() with these groups: only the metrics section matters to the refresher. */
 export function janitorConfig(
   redisUrl: string,
   groups: readonly ResolvedGroup[],
   metrics: Partial<JanitorConfig["metrics"]> = {},
 ): JanitorConfig {
   return {
-    redis: plainRedisConfig(redisUrl),
-    http: { host: "127.0.0.1", port: 0 },
-    log: { level: "silent" },
-    lease: { key: "stream-janitor:lease", ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
-    sweep: {
-      intervalMs: 100,
-      batchSize: 100,
-      maxScriptMs: 2,
-      maxEntriesPerGroup: 100_000,
-      consumerName: "stream-janitor",
-    },
-    metrics: {
-      perConsumer: false,
-      maxConsumersPerGroup: 50,
-      pelScanIntervalMs: 60_000,
-      scrapeTimeoutMs: 1000,
-      ...metrics,
-    },
-    retention: [],
+    ...testConfig(redisUrl, "stream-janitor", [], {
+      log: { level: "silent" },
+      metrics: { ...defaultConfig().metrics, scrapeTimeoutMs: 1000, ...metrics },
+    }),
     groups: groups.map((group) => ({
       stream: group.stream,
       group: group.group,
@@ -45,8 +32,6 @@ export function janitorConfig(
       deadLetterStream: group.deadLetterStream,
       deadLetterMaxLen: group.deadLetterMaxLen,
     })),
-    discover: [],
-    discovery: { intervalMs: 60_000, maxGroups: 10_000 },
   };
 }
 

@@ -3,7 +3,7 @@ import { formatEffectiveConfig } from "../../src/config/formatEffectiveConfig.js
 import { endpointOptions } from "../../src/redis/connectionOptions.js";
 import { aclAdvice } from "../../src/redis/aclAdvice.js";
 import { describeTlsError } from "../../src/redis/describeTlsError.js";
-import { plainRedisConfig } from "../../src/core/configTypes.js";
+import { plainRedisConfig } from "../../src/config/defaultConfig.js";
 import {
   expectConfigError,
   loadContent,

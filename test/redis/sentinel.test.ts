@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { plainRedisConfig } from "../../src/core/configTypes.js";
+import { plainRedisConfig } from "../../src/config/defaultConfig.js";
 import { Lease } from "../../src/lease/Lease.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";

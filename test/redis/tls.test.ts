@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import { plainRedisConfig, type RedisTlsConfig } from "../../src/core/configTypes.js";
+import { plainRedisConfig } from "../../src/config/defaultConfig.js";
+import type { RedisTlsConfig } from "../../src/core/configTypes.js";
 import { defaultDeadLetterStream } from "../../src/core/resolveGroup.js";
 import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";

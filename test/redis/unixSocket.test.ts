@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plainRedisConfig } from "../../src/core/configTypes.js";
+import { plainRedisConfig } from "../../src/config/defaultConfig.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";

@@ -1,48 +1,34 @@
 import {
+  defaultConfig,
+  defaultGroupConfig,
   plainRedisConfig,
-  type GroupConfig,
-  type JanitorConfig,
-} from "../../src/core/configTypes.js";
+} from "../../src/config/defaultConfig.js";
+import type { GroupConfig, JanitorConfig } from "../../src/core/configTypes.js";
 
-/** A full configuration with timings small enough for tests (the contract allows a few ms). */
+/**
+ * The shared test configuration: the product's defaults (defaultConfig) with timings small
+ * enough for tests (the contract allows a few ms), HTTP on a free loopback port, keys under
+ * `prefix`. Each group defaults to `${prefix}:stream`/workers, idle after 1 s.
+ */
 export function testConfig(
   redisUrl: string,
   prefix: string,
   groups: Partial<GroupConfig>[] = [],
   overrides: Partial<Omit<JanitorConfig, "groups">> = {},
 ): JanitorConfig {
+  const defaults = defaultConfig();
   return {
+    ...defaults,
     redis: plainRedisConfig(redisUrl),
     http: { host: "127.0.0.1", port: 0 },
-    log: { level: "info" },
     lease: { key: `${prefix}:lease`, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
-    sweep: {
-      intervalMs: 100,
-      batchSize: 100,
-      maxScriptMs: 2,
-      maxEntriesPerGroup: 100_000,
-      consumerName: "stream-janitor",
-    },
-    metrics: {
-      perConsumer: false,
-      maxConsumersPerGroup: 50,
-      pelScanIntervalMs: 1000,
-      scrapeTimeoutMs: 2000,
-    },
-    discover: [],
-    discovery: { intervalMs: 60_000, maxGroups: 10_000 },
-    retention: [],
+    sweep: { ...defaults.sweep, intervalMs: 100, batchSize: 100 },
+    metrics: { ...defaults.metrics, pelScanIntervalMs: 1000 },
     ...overrides,
     groups: groups.map((group) => ({
-      stream: `${prefix}:stream`,
-      group: "workers",
+      ...defaultGroupConfig(`${prefix}:stream`, "workers"),
       minIdleMs: 1000,
-      maxDeliveries: 5,
-      action: "requeue",
-      requeueStream: "",
-      deadLetterStream: "",
       deadLetterMaxLen: 1_000_000,
-      reapConsumersIdleMs: 0,
       ...group,
     })),
   };

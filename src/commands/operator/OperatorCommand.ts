@@ -17,7 +17,14 @@ export interface OperatorSession {
   signal: AbortSignal;
 }
 
-/** One operator verb: its words (`dlq redrive`), its options, its help, and what it does. */
+/** What a command does, once its options are checked and a connection is open. */
+export type OperatorRun = (values: OptionValues, session: OperatorSession) => Promise<number>;
+
+/**
+ * One operator verb: its words (`dlq redrive`), its options, its help, and what it does. The
+ * module that declares one stays light (help, options, checks): its run() imports the code that
+ * does the work only when the command runs, so `--help` and usage errors load none of it.
+ */
 export interface OperatorCommand {
   /** The words after `stream-janitor`. */
   readonly words: readonly string[];
@@ -33,7 +40,12 @@ export interface OperatorCommand {
   readonly stopsOnSignal?: boolean;
   /** Checks the options before anything connects; throws UsageError. */
   validate?(values: OptionValues): void;
-  run(values: OptionValues, session: OperatorSession): Promise<number>;
+  run: OperatorRun;
+}
+
+/** A run() that imports the module doing the work on its first call (see OperatorCommand). */
+export function runFrom(load: () => Promise<OperatorRun>): OperatorRun {
+  return async (values, session) => (await load())(values, session);
 }
 
 /** Bad command-line usage: exit 2 with the command's help. */

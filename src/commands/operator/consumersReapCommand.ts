@@ -1,14 +1,10 @@
-import { janitorConsumerName } from "../../core/janitorConsumerName.js";
-import { reapConsumers } from "../../maintenance/reapConsumers.js";
-import { EXIT } from "../exitCodes.js";
-import { existingGroup } from "./existingGroup.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   durationOption,
   requiredString,
+  runFrom,
   UsageError,
-  writeJson,
   type OperatorCommand,
 } from "./OperatorCommand.js";
 
@@ -51,25 +47,5 @@ Examples:
       throw new UsageError("--idle or --idle-ms is required");
     }
   },
-  async run(values, session) {
-    const stream = requiredString(values, "stream");
-    const group = requiredString(values, "group");
-    await existingGroup(session, stream, group);
-    const summary = await reapConsumers(session.redis, {
-      stream,
-      group,
-      idleMs: durationOption(values, "idle", "idle-ms") ?? 0,
-      janitorConsumer: janitorConsumerName(session.config),
-      dryRun: values["dry-run"] === true,
-    });
-    if (values.json === true) writeJson(session, summary);
-    else {
-      const verb = summary.dryRun ? "would reap" : "reaped";
-      const names = summary.reaped.length === 0 ? "" : `: ${summary.reaped.join(", ")}`;
-      session.stdout.write(
-        `${stream}/${group}: ${verb} ${summary.reaped.length} consumer(s)${names}; ${summary.keptWithPending} kept with pending entries\n`,
-      );
-    }
-    return EXIT.ok;
-  },
+  run: runFrom(async () => (await import("./runConsumersReap.js")).runConsumersReap),
 };

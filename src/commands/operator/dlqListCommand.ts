@@ -1,16 +1,12 @@
-import { listDeadLetters } from "../../operator/listDeadLetters.js";
-import { EXIT } from "../exitCodes.js";
-import { existingGroup } from "./existingGroup.js";
+import { DEFAULT_LIMIT } from "./dlqOptions.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   integerOption,
   requiredString,
-  writeJson,
+  runFrom,
   type OperatorCommand,
 } from "./OperatorCommand.js";
-
-const DEFAULT_LIMIT = 20;
 
 export const dlqListCommand: OperatorCommand = {
   words: ["dlq", "list"],
@@ -41,35 +37,5 @@ Examples:
     requiredString(values, "group");
     integerOption(values, "limit", 1);
   },
-  async run(values, session) {
-    const group = await existingGroup(
-      session,
-      requiredString(values, "stream"),
-      requiredString(values, "group"),
-    );
-    const limit = integerOption(values, "limit", 1) ?? DEFAULT_LIMIT;
-    const deadLetters = await listDeadLetters(session.redis, group, limit);
-    if (values.json === true) {
-      writeJson(session, { deadLetterStream: group.deadLetterStream, deadLetters });
-      return EXIT.ok;
-    }
-    if (deadLetters.length === 0) {
-      session.stdout.write(`no dead letters of ${group.id} in ${group.deadLetterStream}\n`);
-      return EXIT.ok;
-    }
-    for (const letter of deadLetters) {
-      const m = letter.metadata;
-      const when = m["x-dead-lettered-at"];
-      session.stdout.write(
-        `${letter.id}  original ${m["x-original-id"] ?? "?"}  ${m["x-dead-letter-reason"] ?? "?"}` +
-          `  deliveries ${m["x-delivery-count"] ?? "?"}  consumer ${m["x-last-consumer"] ?? "?"}` +
-          `  at ${when === undefined ? "?" : new Date(Number(when)).toISOString()}` +
-          (m["x-redrive-count"] === undefined ? "" : `  redriven ${m["x-redrive-count"]}x`) +
-          "\n",
-      );
-      const fields = letter.fields.map(([name, value]) => `${name}=${value}`).join(" ");
-      session.stdout.write(`    ${fields}\n`);
-    }
-    return EXIT.ok;
-  },
+  run: runFrom(async () => (await import("./runDlqList.js")).runDlqList),
 };

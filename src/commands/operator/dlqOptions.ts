@@ -1,6 +1,12 @@
 import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../../operator/deadLetterScan.js";
 import { UsageError, type OptionValues } from "./OperatorCommand.js";
 
+/** `dlq list` shows this many dead letters unless --limit says otherwise. */
+export const DEFAULT_LIMIT = 20;
+
+/** `dlq redrive` moves at most this many entries per second unless --rate says otherwise. */
+export const DEFAULT_RATE = 1000;
+
 export const REASON_HELP = `      --reason R      only dead letters of this reason: max-deliveries or action`;
 
 export function reasonOption(values: OptionValues): DeadLetterReason | undefined {

@@ -1,21 +1,10 @@
-import { createProgress } from "./createProgress.js";
-import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
-import { EXIT } from "../exitCodes.js";
-import { describeHeldBack } from "../../operator/HeldBackTally.js";
-import {
-  checkPurgeSelector,
-  idsOption,
-  reasonOption,
-  reportUnknownIds,
-  REASON_HELP,
-} from "./dlqOptions.js";
-import { existingGroup } from "./existingGroup.js";
+import { checkPurgeSelector, reasonOption, REASON_HELP } from "./dlqOptions.js";
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
   durationOption,
   requiredString,
-  writeJson,
+  runFrom,
   type OperatorCommand,
 } from "./OperatorCommand.js";
 
@@ -73,30 +62,5 @@ Examples:
     reasonOption(values);
     checkPurgeSelector(values);
   },
-  async run(values, session) {
-    const group = await existingGroup(
-      session,
-      requiredString(values, "stream"),
-      requiredString(values, "group"),
-    );
-    const summary = await purgeDeadLetters(session.redis, group, {
-      olderThanMs: durationOption(values, "older-than", "older-than-ms"),
-      reason: reasonOption(values),
-      ...(values.id === undefined ? {} : { ids: idsOption(values) }),
-      dryRun: values["dry-run"] === true,
-      progress: createProgress("purge", session.stderr),
-      signal: session.signal,
-    });
-    if (values.json === true) writeJson(session, summary);
-    else {
-      const verb = summary.dryRun ? "would purge" : "purged";
-      session.stdout.write(
-        `${group.id}: ${verb} ${summary.purged} dead letter(s) from ${group.deadLetterStream}; ${summary.remaining} remaining${describeHeldBack(summary.heldBackBy)}\n`,
-      );
-    }
-    if (reportUnknownIds(session.stderr, "dlq purge", group.id, summary.unknownIds)) {
-      return EXIT.failure;
-    }
-    return EXIT.ok;
-  },
+  run: runFrom(async () => (await import("./runDlqPurge.js")).runDlqPurge),
 };

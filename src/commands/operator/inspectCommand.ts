@@ -1,8 +1,4 @@
-import { formatInspectReport } from "../../operator/formatInspectReport.js";
-import { readInspectReport } from "../../operator/inspectReport.js";
-import { resolveGroup } from "../../core/resolveGroup.js";
-import { EXIT } from "../exitCodes.js";
-import { COMMON_HELP, COMMON_OPTIONS, writeJson, type OperatorCommand } from "./OperatorCommand.js";
+import { COMMON_HELP, COMMON_OPTIONS, runFrom, type OperatorCommand } from "./OperatorCommand.js";
 
 export const inspectCommand: OperatorCommand = {
   words: ["inspect"],
@@ -22,11 +18,5 @@ Examples:
   stream-janitor inspect --config /etc/stream-janitor/config.yaml
   stream-janitor inspect --json | jq '.groups[] | select(.pending > 1000)'`,
   options: COMMON_OPTIONS,
-  async run(values, session) {
-    const groups = session.config.groups.map(resolveGroup);
-    const report = await readInspectReport(session.redis, groups, session.config);
-    if (values.json === true) writeJson(session, report);
-    else session.stdout.write(`${formatInspectReport(report)}\n`);
-    return EXIT.ok;
-  },
+  run: runFrom(async () => (await import("./runInspect.js")).runInspect),
 };

@@ -1,0 +1,75 @@
+import { ConfigError } from "../../config/ConfigError.js";
+import { loadConfig } from "../../config/loadConfig.js";
+import { createLogger } from "../../logging/createLogger.js";
+import { connectRedis } from "../../redis/connectRedis.js";
+import { registerScripts } from "../../scripts/scriptedRedis.js";
+import { EXIT } from "../exitCodes.js";
+import type { Interruption } from "../Interruption.js";
+import { requireConfigSource } from "../requireConfigSource.js";
+import {
+  OperatorFailure,
+  UsageError,
+  type OperatorCommand,
+  type OptionValues,
+} from "./OperatorCommand.js";
+
+/** A Redis command may take this long; a page script is bounded to milliseconds. */
+const COMMAND_TIMEOUT_MS = 30_000;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * An operator command whose options are checked: loads the configuration, connects, runs the
+ * command and maps its outcome to an exit code (78 bad configuration, 2 usage, 1 failure).
+ */
+export async function connectAndRun(
+  command: OperatorCommand,
+  values: OptionValues,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream },
+  interruption: Interruption,
+): Promise<number> {
+  let config;
+  try {
+    const configPath = typeof values.config === "string" ? values.config : undefined;
+    requireConfigSource(configPath, process.env);
+    config = await loadConfig({ configPath, env: process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr.write(`stream-janitor: ${error.message}\n`);
+      return EXIT.config;
+    }
+    throw error;
+  }
+  // Logs (connection trouble) go to stderr: stdout carries the result.
+  const logger = createLogger(
+    config.log.level === "info" ? "warn" : config.log.level,
+    process.stderr,
+  );
+  const redis = registerScripts(
+    connectRedis(config.redis, {
+      connectionName: `stream-janitor:${command.words.join("-")}`,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      logger,
+    }),
+  );
+  const session = { config, redis, stdout: io.stdout, stderr: io.stderr };
+  const running = command.run(values, { ...session, signal: interruption.signal });
+  try {
+    if (command.stopsOnSignal === true) return await running;
+    // Nothing to stop at a page boundary: a signal ends the wait (for Redis, say) now.
+    return await Promise.race([running, interruption.whenInterrupted().then(() => EXIT.failure)]);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const prefix = error instanceof OperatorFailure ? "" : "failed: ";
+    io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${prefix}${message(error)}\n`);
+    return EXIT.failure;
+  } finally {
+    running.catch(() => undefined);
+    redis.disconnect();
+  }
+}

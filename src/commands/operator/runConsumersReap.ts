@@ -1,0 +1,37 @@
+import { janitorConsumerName } from "../../core/janitorConsumerName.js";
+import { reapConsumers } from "../../maintenance/reapConsumers.js";
+import { EXIT } from "../exitCodes.js";
+import { existingGroup } from "./existingGroup.js";
+import {
+  durationOption,
+  requiredString,
+  writeJson,
+  type OperatorSession,
+  type OptionValues,
+} from "./OperatorCommand.js";
+
+/** `consumers reap`: what consumersReapCommand runs, loaded only when the command is run. */
+export async function runConsumersReap(
+  values: OptionValues,
+  session: OperatorSession,
+): Promise<number> {
+  const stream = requiredString(values, "stream");
+  const group = requiredString(values, "group");
+  await existingGroup(session, stream, group);
+  const summary = await reapConsumers(session.redis, {
+    stream,
+    group,
+    idleMs: durationOption(values, "idle", "idle-ms") ?? 0,
+    janitorConsumer: janitorConsumerName(session.config),
+    dryRun: values["dry-run"] === true,
+  });
+  if (values.json === true) writeJson(session, summary);
+  else {
+    const verb = summary.dryRun ? "would reap" : "reaped";
+    const names = summary.reaped.length === 0 ? "" : `: ${summary.reaped.join(", ")}`;
+    session.stdout.write(
+      `${stream}/${group}: ${verb} ${summary.reaped.length} consumer(s)${names}; ${summary.keptWithPending} kept with pending entries\n`,
+    );
+  }
+  return EXIT.ok;
+}

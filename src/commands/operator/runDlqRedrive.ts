@@ -1,0 +1,56 @@
+import { createProgress } from "./createProgress.js";
+import { RateLimiter } from "../../operator/RateLimiter.js";
+import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
+import { EXIT } from "../exitCodes.js";
+import { describeHeldBack } from "../../operator/HeldBackTally.js";
+import { DEFAULT_RATE, idsOption, reasonOption, reportUnknownIds } from "./dlqOptions.js";
+import { existingGroup } from "./existingGroup.js";
+import {
+  integerOption,
+  OperatorFailure,
+  requiredString,
+  writeJson,
+  type OperatorSession,
+  type OptionValues,
+} from "./OperatorCommand.js";
+
+/** `dlq redrive`: what dlqRedriveCommand runs, loaded only when the command is run. */
+export async function runDlqRedrive(
+  values: OptionValues,
+  session: OperatorSession,
+): Promise<number> {
+  const group = await existingGroup(
+    session,
+    requiredString(values, "stream"),
+    requiredString(values, "group"),
+  );
+  try {
+    const summary = await redriveDeadLetters(session.redis, group, {
+      limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
+      reason: reasonOption(values),
+      ...(values.id === undefined ? {} : { ids: idsOption(values) }),
+      dryRun: values["dry-run"] === true,
+      limiter: new RateLimiter({ ratePerSecond: integerOption(values, "rate") ?? DEFAULT_RATE }),
+      progress: createProgress("redrive", session.stderr),
+      signal: session.signal,
+    });
+    if (values.json === true) writeJson(session, summary);
+    else {
+      const verb = summary.dryRun ? "would redrive" : "redriven";
+      session.stdout.write(
+        `${group.id}: ${verb} ${summary.redriven} dead letter(s) from ${group.deadLetterStream} to ${group.requeueStream}; ${summary.remaining} remaining${describeHeldBack(summary.heldBackBy)}\n`,
+      );
+    }
+    if (summary.oversizedIds !== undefined) {
+      session.stderr.write(
+        `stream-janitor: left ${summary.oversizedIds.length} dead letter(s) with too many fields to copy in one script: ${summary.oversizedIds.slice(0, 10).join(", ")}\n`,
+      );
+    }
+    const unknown = reportUnknownIds(session.stderr, "dlq redrive", group.id, summary.unknownIds);
+    // Interrupted: the summary above says what moved; the caller exits 130 or 143.
+    return unknown ? EXIT.failure : EXIT.ok;
+  } catch (error) {
+    if (error instanceof RedriveRefusedError) throw new OperatorFailure(error.message);
+    throw error;
+  }
+}

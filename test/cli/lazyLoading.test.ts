@@ -1,0 +1,123 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+
+/**
+ * Issue 22, item 6: the CLI loads only what the command it runs needs. A resolve hook (registered
+ * with --import) appends every module URL the child resolves to a file; the test reads which
+ * packages of node_modules were among them.
+ */
+const CLI = new URL("../../dist/cli.js", import.meta.url).pathname;
+const RUNTIME_PACKAGES = [
+  "ioredis",
+  "pino",
+  "prom-client",
+  "convict",
+  "yaml",
+  "redlock",
+  "cli-progress",
+] as const;
+
+const HOOKS = `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.SJ_RESOLVED_LOG, result.url + "\\n");
+  return result;
+}
+`;
+
+const fixture = useRedisServer();
+let dir: string;
+let register: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "sj-lazy-loading-"));
+  const hooks = join(dir, "hooks.mjs");
+  register = join(dir, "register.mjs");
+  await writeFile(hooks, HOOKS);
+  await writeFile(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+
+/** Runs the CLI with the hook; resolves to its exit code and the packages it loaded. */
+async function packagesLoadedBy(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; packages: string[] }> {
+  runs += 1;
+  const log = join(dir, `resolved-${runs}.txt`);
+  await writeFile(log, "");
+  const child = spawn(process.execPath, ["--import", register, CLI, ...args], {
+    env: { ...process.env, STREAM_JANITOR_CONFIG: undefined, ...env, SJ_RESOLVED_LOG: log },
+    stdio: "ignore",
+  });
+  const [code] = (await once(child, "exit")) as [number | null];
+  const urls = (await readFile(log, "utf8")).split("\n");
+  const packages = RUNTIME_PACKAGES.filter((name) =>
+    urls.some((url) => url.includes(`/node_modules/${name}/`)),
+  );
+  return { code, packages };
+}
+
+describe("the CLI loads only the command it runs", () => {
+  it.each([
+    [["--version"]],
+    [["--help"]],
+    [["run", "--help"]],
+    [["sweep", "--help"]],
+    [["check-config", "--help"]],
+    [["inspect", "--help"]],
+    [["dlq", "--help"]],
+    [["dlq", "purge", "--help"]],
+    [["dlq", "redrive", "--help"]],
+    [["consumers", "reap", "--help"]],
+    [["trim", "--help"]],
+  ])("%j loads none of the runtime packages", async (args) => {
+    const result = await packagesLoadedBy(args);
+    expect(result.code).toBe(0);
+    expect(result.packages).toEqual([]);
+  });
+
+  it.each([[["trim", "--stream", "s"]], [["bogus"]], [["sweep", "--nope"]]])(
+    "a usage error (%j) loads none of them either",
+    async (args) => {
+      const result = await packagesLoadedBy(args);
+      expect(result.code).toBe(2);
+      expect(result.packages).toEqual([]);
+    },
+  );
+
+  it("inspect with a JSON file loads the client, the logger and convict, nothing else", async () => {
+    const prefix = uniquePrefix("lazy-inspect");
+    const config = join(dir, "inspect.json");
+    await writeFile(config, JSON.stringify({ groups: [{ stream: `${prefix}:s`, group: "g" }] }));
+    const result = await packagesLoadedBy(["inspect", "--config", config], {
+      STREAM_JANITOR_REDIS_URL: fixture.server.url,
+    });
+    expect(result.code).toBe(0);
+    expect(result.packages).toEqual(["ioredis", "pino", "convict"]);
+  });
+
+  it("a YAML file loads yaml", async () => {
+    const config = join(dir, "offline.yaml");
+    await writeFile(config, "log:\n  level: warn\n");
+    const result = await packagesLoadedBy(["check-config", "--offline", "--config", config]);
+    expect(result.code).toBe(0);
+    expect(result.packages).toContain("yaml");
+    expect(result.packages).not.toContain("prom-client");
+    expect(result.packages).not.toContain("redlock");
+  });
+});
