@@ -6,7 +6,10 @@ import { connectionOfKey } from "../redis/connectionOfKey.js";
 import { ActiveTerm } from "./ActiveTerm.js";
 import { LeaseLock, type AcquireResult, type LeaseHolder } from "./LeaseLock.js";
 import { OutageLog } from "./OutageLog.js";
-import { realTimers, sleep, type Timers } from "./timers.js";
+import { checkLeaseTimings } from "./checkLeaseTimings.js";
+import { reportLeaseMetrics } from "./reportLeaseMetrics.js";
+import { realTimers, sleep, type Timers } from "../core/timers.js";
+import { withJitter } from "../core/jitter.js";
 import type { LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
 import type { Fence } from "../core/fence.js";
 
@@ -17,8 +20,10 @@ const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
- * retryPeriodMs (+0-20 % jitter), the leader renews every retryPeriodMs and stops acting when no
- * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term).
+ * retryPeriodMs (plus jitter), the leader renews every retryPeriodMs and stops acting when no
+ * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term). Like
+ * client-go's elector it refuses timings that break its rule (checkLeaseTimings) and keeps its
+ * own gauges (leader, fencing token) when given them.
  */
 export class Lease extends EventEmitter<LeaseEvents> {
   private readonly options: LeaseOptions;
@@ -43,6 +48,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   constructor(options: LeaseOptions) {
     super();
+    checkLeaseTimings(options);
     this.options = options;
     this.lock = new LeaseLock(options.redis, options.key, options.ttlMs);
     this.log = options.logger.child({ component: "lease", key: options.key });
@@ -50,6 +56,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     this.now = options.now ?? (() => performance.now());
     this.timers = options.timers ?? realTimers;
     this.outage = new OutageLog(this.log);
+    if (options.metrics !== undefined) reportLeaseMetrics(this, options.metrics);
   }
 
   get term(): LeaderTerm | undefined {
@@ -132,8 +139,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
           return undefined;
         });
         if (won === undefined) {
-          const period = this.options.retryPeriodMs * (1 + 0.2 * this.random());
-          await sleep(this.timers, period, [stop]);
+          await sleep(this.timers, withJitter(this.options.retryPeriodMs, this.random), [stop]);
         }
       }
     } catch (error) {

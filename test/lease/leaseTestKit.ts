@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { vi } from "vitest";
 import { waitFor } from "../support/waitFor.js";
 import type { Lease } from "../../src/lease/Lease.js";
-import type { Timers } from "../../src/lease/timers.js";
+import type { Timers } from "../../src/core/timers.js";
 import type { LeaseEvents } from "../../src/lease/types.js";
 
 export const silentLogger = pino({ level: "silent" });

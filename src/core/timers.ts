@@ -1,4 +1,7 @@
-/** The timer functions the lease uses; injectable so tests can prove that none is left behind. */
+/**
+ * The timer functions the loops use (lease, periodic tasks); injectable so tests drive time and
+ * can prove that none is left behind.
+ */
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
@@ -30,3 +33,14 @@ export function sleep(timers: Timers, ms: number, signals: readonly AbortSignal[
     for (const signal of signals) signal.addEventListener("abort", finish, { once: true });
   });
 }
+
+/**
+ * Real timers that never keep the process alive on their own (the HTTP server does that): for
+ * background work such as PEL scans and discovery.
+ */
+export const backgroundTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => {
+    clearTimeout(handle as NodeJS.Timeout);
+  },
+};
