@@ -10,7 +10,7 @@ import { checkLeaseTimings } from "./checkLeaseTimings.js";
 import { reportLeaseMetrics } from "./reportLeaseMetrics.js";
 import { realTimers, sleep, type Timers } from "../core/timers.js";
 import { withJitter } from "../core/jitter.js";
-import type { LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
+import type { LeaderTerm, LeaseEvents, LeaseLockPort, LeaseOptions, LostReason } from "./types.js";
 import type { Fence } from "../core/fence.js";
 
 export type { LeaseOptions, LeaseHolder };
@@ -27,7 +27,7 @@ const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
  */
 export class Lease extends EventEmitter<LeaseEvents> {
   private readonly options: LeaseOptions;
-  private readonly lock: LeaseLock;
+  private readonly lock: LeaseLockPort;
   private readonly log: Logger;
   private readonly random: () => number;
   private readonly now: () => number;
@@ -50,7 +50,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     super();
     checkLeaseTimings(options);
     this.options = options;
-    this.lock = new LeaseLock(options.redis, options.key, options.ttlMs);
+    this.lock = options.lock ?? new LeaseLock(options.redis, options.key, options.ttlMs);
     this.log = options.logger.child({ component: "lease", key: options.key });
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
