@@ -53,7 +53,7 @@ export class PeriodicTask {
    * idle -> running; the first round after `firstDelayMs` (undefined: the owner runs it itself,
    * then calls reschedule()). Does nothing in any other state.
    */
-  start(firstDelayMs: number | undefined = 0): void {
+  start(firstDelayMs: number | undefined): void {
     if (this.currentState !== "idle") return;
     this.currentState = "running";
     this.reschedule(firstDelayMs);
