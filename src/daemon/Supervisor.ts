@@ -1,46 +1,15 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { LeaderTerm } from "../lease/types.js";
-import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
 import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupSet.js";
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
-import type { Maintenance } from "../maintenance/Maintenance.js";
 import { recordSweepMetrics, sweepChangedGroup } from "./recordSweep.js";
 import type { SupervisorEvents } from "./SupervisorEvents.js";
-
-/** The sweep settings a reload may change while the daemon runs. */
-export interface SweepSettings {
-  intervalMs: number;
-  batchSize: number;
-  maxScriptMs: number;
-  maxEntriesPerGroup: number;
-  consumerName: string;
-}
-
-export interface SupervisorOptions extends SweepSettings {
-  /** A fixed list, or a source whose changes (reload, discovery) are picked up at the next pass. */
-  groups: readonly ResolvedGroup[] | GroupSource;
-  redis: ScriptedRedis;
-  logger: Logger;
-  /** Shorthand for recordSweepMetrics(supervisor, metrics, logger) (see SupervisorEvents). */
-  metrics?: JanitorMetrics;
-  /** The current leadership term, or undefined on a standby. */
-  currentTerm: () => LeaderTerm | undefined;
-  /** Reaping and retention, run after each pass under the same fence. */
-  maintenance?: Maintenance;
-  random?: () => number;
-  /** Monotonic ms for durations. */
-  now?: () => number;
-  /** Unix ms, for the last-success timestamp. */
-  wallClock?: () => number;
-  /** Shorthand for on("group-changed"): gauges derived from the group's PEL are refreshed. */
-  onGroupChanged?: (groupId: string) => void;
-}
+import type { SupervisorOptions, SweepSettings } from "./SupervisorOptions.js";
 
 /**
  * Token moves one pass may make (each past a higher fence than the last): enough for fences left

@@ -68,7 +68,7 @@ export function sweepChangedGroup(result: GroupSweepResult): boolean {
  * Creates every group's counters at 0 on start-up: `increase()` needs a first sample, or the
  * ghosts found by a new leader's very first sweep would never raise an alert.
  */
-export function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup[]): void {
+function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup[]): void {
   for (const { stream, group } of groups) {
     const labels = { stream, group };
     for (const counter of [

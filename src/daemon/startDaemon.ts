@@ -5,15 +5,14 @@ import { GroupSet } from "../core/GroupSet.js";
 import { resolveGroup } from "../core/resolveGroup.js";
 import { Discovery } from "../discovery/Discovery.js";
 import { scanNodesOf } from "../discovery/scanNodes.js";
-import { startHttpServer } from "../http/createHttpServer.js";
 import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
-import { explainRedisError, lastConnectionError } from "../redis/describeRedisFailure.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { bootInBackground } from "./bootInBackground.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
 import { createReloader } from "./createReloader.js";
+import { startScrapeEndpoint } from "./startScrapeEndpoint.js";
 import { TeardownStack } from "./TeardownStack.js";
 
 export interface RunningDaemon {
@@ -73,20 +72,18 @@ export async function startDaemon(
     // The one owner of the list of groups: the refresher and the supervisor follow its changes.
     const groupSet = new GroupSet(config.groups.map(resolveGroup));
     janitor.warnOutsideSlot(groupSet.current());
-    const { metrics } = janitor;
     const refresher = createScrapeRefresher({
       redis: metricsRedis,
       groups: groupSet.current(),
-      metrics,
+      metrics: janitor.metrics,
       logger,
       config,
     });
     groupSet.on("change", (change) => refresher.setGroups(change.groups));
     teardown.push("metrics", () => refresher.stop());
     const discoveryRedis = connect("discovery", DISCOVERY_COMMAND_TIMEOUT_MS);
-    const nodes = scanNodesOf(discoveryRedis);
     const discovery = new Discovery({
-      nodes,
+      nodes: scanNodesOf(discoveryRedis),
       follow: discoveryRedis,
       groupSet,
       config,
@@ -94,18 +91,7 @@ export async function startDaemon(
       registry,
     });
     teardown.push("discovery", () => discovery.stop());
-    const http = await startHttpServer({
-      ...config.http,
-      registry,
-      logger,
-      beforeScrape: () => refresher.refresh(),
-      isReady: () => refresher.ping(),
-      notReadyReason: () => {
-        const cause = lastConnectionError(metricsRedis);
-        const problem = cause && explainRedisError(cause, { url: config.redis.url });
-        return problem === undefined ? undefined : `redis is not answering: ${problem}`;
-      },
-    });
+    const http = await startScrapeEndpoint({ config, registry, logger, refresher, metricsRedis });
     teardown.push("http", () => http.close());
 
     let sweepWork: SweepWork | undefined;

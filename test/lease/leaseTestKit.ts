@@ -92,7 +92,7 @@ export interface CommandCount {
 }
 
 /** Counts the commands a client sends (every ioredis command goes through sendCommand). */
-export function countCommands(redis: Redis): CommandCount {
+function countCommands(redis: Redis): CommandCount {
   const spy = vi.spyOn(redis, "sendCommand");
   return {
     get count() {
