@@ -44,6 +44,11 @@ export class PeriodicTask {
     return this.currentState;
   }
 
+  /** True while a round runs. */
+  get busy(): boolean {
+    return this.rounds.size > 0;
+  }
+
   /** True while the next round waits on a timer. */
   get waiting(): boolean {
     return this.timer !== undefined;
@@ -70,6 +75,13 @@ export class PeriodicTask {
     }, delayMs);
   }
 
+  /** While running: drops the pending timer and starts a round now, synchronously. */
+  runNow(): void {
+    if (this.currentState !== "running") return;
+    this.clearTimer();
+    this.runRound();
+  }
+
   /** No further round; resolves when the rounds in flight have ended. Idempotent. */
   async stop(): Promise<void> {
     if (this.currentState === "idle" || this.currentState === "running") {
@@ -80,7 +92,7 @@ export class PeriodicTask {
     this.currentState = "stopped";
   }
 
-  /** Called from the timer: the round starts synchronously (tests that fire a timer rely on it). */
+  /** The round starts synchronously (tests that fire a timer rely on it). */
   private runRound(): void {
     // An async function: a synchronous throw of run() becomes a rejection like any other.
     const work = async (): Promise<unknown> => this.options.run();

@@ -15,26 +15,6 @@ export const realTimers: Timers = {
 };
 
 /**
- * Resolves after `ms`, or as soon as any of `signals` aborts (never rejects: callers re-check
- * their state). Hand-written rather than AbortSignal.any, whose combined signals leaked on Node 20.
- */
-export function sleep(timers: Timers, ms: number, signals: readonly AbortSignal[]): Promise<void> {
-  return new Promise((resolve) => {
-    if (signals.some((signal) => signal.aborted)) {
-      resolve();
-      return;
-    }
-    const finish = (): void => {
-      timers.clearTimeout(handle);
-      for (const signal of signals) signal.removeEventListener("abort", finish);
-      resolve();
-    };
-    const handle = timers.setTimeout(finish, Math.max(0, ms));
-    for (const signal of signals) signal.addEventListener("abort", finish, { once: true });
-  });
-}
-
-/**
  * Real timers that never keep the process alive on their own (the HTTP server does that): for
  * background work such as PEL scans and discovery.
  */

@@ -117,6 +117,24 @@ describe("PeriodicTask", () => {
   });
 });
 
+describe("PeriodicTask.runNow", () => {
+  it("drops the pending wait and runs a round at once; busy while it runs", async () => {
+    const { periodic, rounds } = task();
+    periodic.runNow(); // idle: nothing
+    expect(rounds).toHaveLength(0);
+    periodic.start(60_000);
+    periodic.runNow();
+    expect(rounds).toHaveLength(1);
+    expect(periodic.busy).toBe(true);
+    expect(periodic.waiting).toBe(false);
+    rounds[0]?.end();
+    await elapse(0);
+    expect(periodic.busy).toBe(false);
+    expect(periodic.waiting).toBe(true);
+    await periodic.stop();
+  });
+});
+
 describe("withJitter", () => {
   it("adds 0 to JITTER_SHARE of the wait", () => {
     expect(JITTER_SHARE).toBe(0.2);
