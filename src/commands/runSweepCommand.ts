@@ -1,17 +1,12 @@
 import { Registry } from "prom-client";
 import type { JanitorConfig } from "../core/configTypes.js";
-import { Supervisor } from "../daemon/Supervisor.js";
-import { Lease } from "../lease/Lease.js";
+import { createJanitor, namedConnections } from "../daemon/createJanitor.js";
+import type { Supervisor } from "../daemon/Supervisor.js";
 import { createLogger } from "../logging/createLogger.js";
-import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
-import { connectRedis, isCluster } from "../redis/connectRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
 import { detectCapabilities } from "../redis/detectCapabilities.js";
-import { registerScripts } from "../scripts/scriptedRedis.js";
 import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
-import { Maintenance } from "../maintenance/Maintenance.js";
-import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
-import { janitorConsumerName } from "../core/janitorConsumerName.js";
 import { EXIT } from "./exitCodes.js";
 import type { Interruption } from "./Interruption.js";
 import { explainRedisError } from "../redis/explainRedisError.js";
@@ -43,21 +38,20 @@ export async function runSweepCommand(
 ): Promise<number> {
   // Logs go to stderr, with or without --json: stdout carries the summary only.
   const logger = createLogger(config.log.level, process.stderr);
-  const connection = (name: string, commandTimeoutMs: number, failFast = false) =>
-    connectRedis(config.redis, {
-      connectionName: `stream-janitor:${name}`,
-      commandTimeoutMs,
-      logger,
-      failFast,
-    });
-  const sweepRedis = registerScripts(connection("sweep", 10_000));
-  const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
-  const lease = new Lease({
-    redis: leaseRedis,
-    ...config.lease,
+  const open = namedConnections(config, logger);
+  const connections: RedisClient[] = [];
+  // The same parts as `run` builds, on a registry nobody scrapes.
+  const janitor = createJanitor(config, {
     logger,
-    fencePerSlot: isCluster(config.redis),
+    registry: new Registry(),
+    version: readVersion(),
+    connect: (name, commandTimeoutMs, failFast) => {
+      const client = open(name, commandTimeoutMs, failFast);
+      connections.push(client);
+      return client;
+    },
   });
+  const { sweepRedis, lease } = janitor;
   let supervisor: Supervisor | undefined;
   // A signal stops the sweep at a page boundary; the caller then exits 130 or 143.
   const { signal } = options.interruption;
@@ -77,23 +71,10 @@ export async function runSweepCommand(
       );
       return EXIT.leaseHeld;
     }
-    const registry = new Registry();
-    supervisor = new Supervisor({
-      groups: await discoverGroups(sweepRedis, config),
-      redis: sweepRedis,
-      logger,
-      metrics: createJanitorMetrics(registry, readVersion()),
-      ...config.sweep,
-      currentTerm: () => lease.term,
-      maintenance: new Maintenance({
-        redis: sweepRedis,
-        logger,
-        metrics: createMaintenanceMetrics(registry),
-        retention: config.retention,
-        janitorConsumer: janitorConsumerName(config),
-        maxTrimmedPerPass: config.sweep.maxEntriesPerGroup,
-      }),
-    });
+    supervisor = janitor.createSweepWork(
+      config,
+      await discoverGroups(sweepRedis, config),
+    ).supervisor;
     // Interrupted before the first page: nothing swept, every group reported as not complete.
     if (signal.aborted) void supervisor.stop();
     const results = (await supervisor.supervise(term)) ?? [];
@@ -110,7 +91,6 @@ export async function runSweepCommand(
     signal.removeEventListener("abort", onSignal);
     await supervisor?.stop();
     await lease.stop();
-    sweepRedis.disconnect();
-    leaseRedis.disconnect();
+    for (const client of connections) client.disconnect();
   }
 }

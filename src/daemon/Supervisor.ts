@@ -1,42 +1,15 @@
+import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { LeaderTerm } from "../lease/types.js";
-import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import { initGroupSeries, recordSweep, sweepChangedGroup } from "./recordSweep.js";
-import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
-import { forgetGroupSeries } from "../metrics/forgetGroupSeries.js";
 import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupSet.js";
-import type { Maintenance } from "../maintenance/Maintenance.js";
-
-/** The sweep settings a reload may change while the daemon runs. */
-export interface SweepSettings {
-  intervalMs: number;
-  batchSize: number;
-  maxScriptMs: number;
-  maxEntriesPerGroup: number;
-  consumerName: string;
-}
-
-export interface SupervisorOptions extends SweepSettings {
-  /** A fixed list, or a source whose changes (reload, discovery) are picked up at the next pass. */
-  groups: readonly ResolvedGroup[] | GroupSource;
-  redis: ScriptedRedis;
-  logger: Logger;
-  metrics: JanitorMetrics;
-  /** The current leadership term, or undefined on a standby. */
-  currentTerm: () => LeaderTerm | undefined;
-  /** Reaping and retention, run after each pass under the same fence. */
-  maintenance?: Maintenance;
-  random?: () => number;
-  /** Monotonic ms for durations. */
-  now?: () => number;
-  /** Unix ms, for the last-success timestamp. */
-  wallClock?: () => number;
-  /** Told about each group a sweep changed, so the gauges derived from its PEL are refreshed. */
-  onGroupChanged?: (groupId: string) => void;
-}
+import { withJitter } from "../core/jitter.js";
+import { PeriodicTask } from "../core/PeriodicTask.js";
+import { recordSweepMetrics, sweepChangedGroup } from "./recordSweep.js";
+import type { SupervisorEvents } from "./SupervisorEvents.js";
+import type { SupervisorOptions, SweepSettings } from "./SupervisorOptions.js";
 
 /**
  * Token moves one pass may make (each past a higher fence than the last): enough for fences left
@@ -48,11 +21,12 @@ const MAX_TOKEN_MOVES_PER_PASS = 8;
 const MAX_BACKOFF_FACTOR = 8;
 
 /**
- * Runs sweep passes every intervalMs (+0-20 % jitter) while this process leads. `supervise()` is
+ * Runs sweep passes every intervalMs (plus jitter) while this process leads. `supervise()` is
  * the pass itself, public so tests and the one-shot command call it without a timer; passes never
- * overlap, and stop() waits for the one in flight, which stops at its next page boundary.
+ * overlap, and stop() waits for the one in flight, which stops at its next page boundary. What a
+ * pass did is told through typed events (SupervisorEvents), which metrics subscribe to.
  */
-export class Supervisor {
+export class Supervisor extends EventEmitter<SupervisorEvents> {
   private readonly options: SupervisorOptions;
   private readonly groups: GroupSource;
   private settings: SweepSettings;
@@ -62,12 +36,12 @@ export class Supervisor {
   private readonly wallClock: () => number;
   private readonly cursors = new Map<string, string>();
   private readonly stopController = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: PeriodicTask;
   private inFlight: Promise<GroupSweepResult[] | undefined> | undefined;
-  private started = false;
   private failedPasses = 0;
 
   constructor(options: SupervisorOptions) {
+    super();
     this.options = options;
     this.groups = Array.isArray(options.groups)
       ? staticGroups(options.groups as readonly ResolvedGroup[])
@@ -79,29 +53,40 @@ export class Supervisor {
       maxEntriesPerGroup: options.maxEntriesPerGroup,
       consumerName: options.consumerName,
     };
-    initGroupSeries(options.metrics, this.groups.current());
+    this.log = options.logger.child({ component: "supervisor" });
+    if (options.metrics !== undefined) recordSweepMetrics(this, options.metrics, this.log);
     options.maintenance?.initGroups(this.groups.current());
     this.groups.on("change", this.onGroupsChanged);
-    this.log = options.logger.child({ component: "supervisor" });
+    if (options.onGroupChanged !== undefined) this.on("group-changed", options.onGroupChanged);
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
     this.wallClock = options.wallClock ?? Date.now;
+    this.loop = new PeriodicTask({
+      run: () => this.tick(),
+      nextDelayMs: () => this.nextDelayMs(),
+      // tick() handles its own failures; this is only a last resort.
+      onError: (error) => this.log.error({ err: error }, "sweep loop failed unexpectedly"),
+    });
+  }
+
+  /** The groups the next pass sweeps. */
+  currentGroups(): readonly ResolvedGroup[] {
+    return this.groups.current();
   }
 
   start(): void {
-    if (this.started || this.stopController.signal.aborted) return;
-    this.started = true;
-    this.schedule(0);
+    if (this.stopController.signal.aborted) return;
+    this.loop.start(0);
   }
 
   /** Sweep now (used when the lease is acquired): resets the timer so passes keep their spacing. */
   sweepSoon(): void {
-    if (this.started && !this.stopController.signal.aborted) this.schedule(0);
+    this.loop.reschedule(0);
   }
 
   /** True while a pass runs or one is scheduled: false after stop(), or the loop leaked. */
   get active(): boolean {
-    return this.timer !== undefined || this.inFlight !== undefined;
+    return this.loop.waiting || this.inFlight !== undefined;
   }
 
   /** New sweep settings (a reload): the next page and the next pass use them. */
@@ -109,15 +94,15 @@ export class Supervisor {
     const intervalChanged = settings.intervalMs !== this.settings.intervalMs;
     this.settings = { ...settings };
     // A pass waiting out a long old interval would otherwise keep it once more.
-    if (intervalChanged && this.timer !== undefined) this.schedule(this.nextDelayMs());
+    if (intervalChanged && this.loop.waiting) this.loop.reschedule(this.nextDelayMs());
   }
 
   async stop(): Promise<void> {
     this.groups.off("change", this.onGroupsChanged);
     this.stopController.abort();
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    const stopping = this.loop.stop();
     await this.inFlight;
+    await stopping;
   }
 
   /**
@@ -167,12 +152,16 @@ export class Supervisor {
     for (const result of results) {
       const groupId = `${result.stream}/${result.group}`;
       if (!stillThere.has(groupId)) continue;
-      if (result.pages > 0 || result.error !== undefined || result.complete)
-        recordSweep(options.metrics, result, wallClockMs);
-      if (sweepChangedGroup(result)) options.onGroupChanged?.(groupId);
+      if (result.error !== undefined) this.emitSafely("group-failed", result, wallClockMs);
+      else if (result.pages > 0 || result.complete)
+        this.emitSafely("group-swept", result, wallClockMs);
+      if (sweepChangedGroup(result)) this.emitSafely("group-changed", groupId);
     }
     const { maintenance } = options;
-    if (maintenance === undefined) return results;
+    if (maintenance === undefined) {
+      this.emitSafely("pass-finished", results);
+      return results;
+    }
     const maintain = (under: LeaderTerm) =>
       maintenance.run(this.groups.current(), results, under.fence, this.passSignal(under));
     let refused = await maintain(current);
@@ -183,6 +172,7 @@ export class Supervisor {
       current = next;
       refused = await maintain(current);
     }
+    this.emitSafely("pass-finished", results);
     return results;
   }
 
@@ -232,14 +222,6 @@ export class Supervisor {
     }
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.tick();
-    }, delayMs);
-  }
-
   private async tick(): Promise<void> {
     try {
       const results = await this.supervise();
@@ -251,22 +233,29 @@ export class Supervisor {
       this.failedPasses += 1;
       this.log.error({ err: error }, "sweep pass failed unexpectedly");
     }
-    if (this.stopController.signal.aborted) return;
-    this.schedule(this.nextDelayMs());
   }
 
   private nextDelayMs(): number {
     const backoff = Math.min(2 ** this.failedPasses, MAX_BACKOFF_FACTOR);
-    return this.settings.intervalMs * backoff * (1 + 0.2 * this.random());
+    return withJitter(this.settings.intervalMs * backoff, this.random);
   }
 
-  /** New groups get their counters at 0; removed ones lose their cursor and every series. */
+  /** Removed groups lose their cursor; subscribers hear of the change (counters, series). */
   private readonly onGroupsChanged = (change: GroupChange): void => {
-    initGroupSeries(this.options.metrics, change.added);
     this.options.maintenance?.initGroups([...change.added, ...change.updated]);
     for (const group of change.removed) this.cursors.delete(group.id);
-    forgetGroupSeries(this.options.metrics, change.removed).catch((error: unknown) =>
-      this.log.error({ err: error }, "could not remove the series of removed groups"),
-    );
+    this.emitSafely("groups-changed", change);
   };
+
+  /** A listener that throws must not break a pass. */
+  private emitSafely<E extends keyof SupervisorEvents>(
+    event: E,
+    ...args: SupervisorEvents[E]
+  ): void {
+    try {
+      (this.emit as (event: E, ...args: SupervisorEvents[E]) => boolean)(event, ...args);
+    } catch (error) {
+      this.log.error({ err: error, event }, "supervisor event listener threw");
+    }
+  }
 }

@@ -1,6 +1,37 @@
+import type { EventEmitter } from "node:events";
+import type { Logger } from "pino";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
+import { forgetGroupSeries } from "../metrics/forgetGroupSeries.js";
+import type { SupervisorEvents } from "./SupervisorEvents.js";
+
+/** What recordSweepMetrics needs of a Supervisor: its groups and its events. */
+interface SweepOutcomes extends EventEmitter<SupervisorEvents> {
+  currentGroups(): readonly ResolvedGroup[];
+}
+
+/**
+ * Subscribes the sweep counters to a supervisor's outcomes: every group's counters start at 0,
+ * each group's sweep is counted, and removed groups lose every series.
+ */
+export function recordSweepMetrics(
+  supervisor: SweepOutcomes,
+  metrics: JanitorMetrics,
+  logger: Logger,
+): void {
+  initGroupSeries(metrics, supervisor.currentGroups());
+  const record = (result: GroupSweepResult, wallClockMs: number): void =>
+    recordSweep(metrics, result, wallClockMs);
+  supervisor.on("group-swept", record);
+  supervisor.on("group-failed", record);
+  supervisor.on("groups-changed", (change) => {
+    initGroupSeries(metrics, change.added);
+    forgetGroupSeries(metrics, change.removed).catch((error: unknown) =>
+      logger.error({ err: error }, "could not remove the series of removed groups"),
+    );
+  });
+}
 
 /** Turns one group's sweep result into counter increments (the leader's view of its work). */
 export function recordSweep(
@@ -37,7 +68,7 @@ export function sweepChangedGroup(result: GroupSweepResult): boolean {
  * Creates every group's counters at 0 on start-up: `increase()` needs a first sample, or the
  * ghosts found by a new leader's very first sweep would never raise an alert.
  */
-export function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup[]): void {
+function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup[]): void {
   for (const { stream, group } of groups) {
     const labels = { stream, group };
     for (const counter of [

@@ -1,32 +1,19 @@
 import type { Logger } from "pino";
 import { collectDefaultMetrics } from "prom-client";
 import type { JanitorConfig } from "../core/configTypes.js";
-import { startHttpServer } from "../http/createHttpServer.js";
-import { Lease } from "../lease/Lease.js";
-import { createJanitorMetrics } from "../metrics/janitorMetrics.js";
-import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
-import { connectRedis, isCluster } from "../redis/connectRedis.js";
-import { registerScripts } from "../scripts/scriptedRedis.js";
-import { type RedisClient } from "../redis/RedisClient.js";
-import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
-import { slotRefusal } from "../core/slotRule.js";
-import { keysOutsideSourceSlot, resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
-import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
-import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
-import { janitorConsumerName } from "../core/janitorConsumerName.js";
-import { Maintenance } from "../maintenance/Maintenance.js";
-import { Supervisor } from "./Supervisor.js";
-import { TeardownStack } from "./TeardownStack.js";
-import { waitForRedis } from "./waitForRedis.js";
 import { GroupSet } from "../core/GroupSet.js";
-import { describeServer } from "./describeServer.js";
-import { explainRedisError } from "../redis/explainRedisError.js";
-import { lastConnectionError } from "../redis/lastConnectionError.js";
-import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
-import { checkHasWork } from "../config/checkHasWork.js";
-import { createReloadGauge, reloadProblems, settingsNeedingRestart } from "./configReload.js";
+import { resolveGroup } from "../core/resolveGroup.js";
 import { Discovery } from "../discovery/Discovery.js";
 import { scanNodesOf } from "../discovery/scanNodes.js";
+import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
+import { bootInBackground } from "./bootInBackground.js";
+import { createReloadGauge } from "./configReload.js";
+import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
+import { createReloader } from "./createReloader.js";
+import { startScrapeEndpoint } from "./startScrapeEndpoint.js";
+import { TeardownStack } from "./TeardownStack.js";
 
 export interface RunningDaemon {
   readonly httpUrl: string;
@@ -49,16 +36,14 @@ export interface DaemonDependencies {
   onFatal: (error: unknown) => void;
 }
 
-/** How long the sweep connection waits for one reply; a page script is bounded to milliseconds. */
-const SWEEP_COMMAND_TIMEOUT_MS = 10_000;
 /** Discovery sends single SCAN calls and bounded XINFO GROUPS pipelines. */
 const DISCOVERY_COMMAND_TIMEOUT_MS = 2_000;
 
 /**
  * The composition root of `stream-janitor run`: builds the components in dependency order and
  * registers each one's teardown, so stop() takes them down in reverse (LIFO). It returns once
- * HTTP answers; waiting for Redis, the lease and the sweeps go on in the background, so a Redis
- * that is not there yet leaves the process alive, live and not ready.
+ * HTTP answers; waiting for Redis, the lease and the sweeps go on in the background (see
+ * bootInBackground), so a Redis that is not there yet leaves the process alive, live and not ready.
  */
 export async function startDaemon(
   config: JanitorConfig,
@@ -73,60 +58,32 @@ export async function startDaemon(
     // Only here: they fail `promtool check metrics` (three gauges end in _total), so the lint
     // test checks a registry of the project's own families.
     collectDefaultMetrics({ register: registry });
-    const metrics = createJanitorMetrics(registry, version);
-    const maintenanceMetrics = createMaintenanceMetrics(registry);
-    const connection = (name: string, commandTimeoutMs: number, failFast = false): RedisClient => {
-      const client = connectRedis(config.redis, {
-        connectionName: `stream-janitor:${name}`,
-        commandTimeoutMs,
-        logger,
-        failFast,
-      });
+    const open = namedConnections(config, logger);
+    const connect = (name: string, commandTimeoutMs: number, failFast = false): RedisClient => {
+      const client = open(name, commandTimeoutMs, failFast);
       teardown.push(`redis:${name}`, () => client.disconnect());
       return client;
     };
-    const sweepRedis = registerScripts(connection("sweep", SWEEP_COMMAND_TIMEOUT_MS));
+    const janitor = createJanitor(config, { logger, registry, version, connect });
     // The scrape's reads are bounded as a whole by metrics.scrapeTimeoutMs (contract section 3):
     // a shorter bound per command would fail the tail of a large scrape before that.
-    const metricsRedis = connection("metrics", metricsCommandTimeoutMs(config));
-    // Renewals must fail fast: a reply slower than one retry period is as good as none.
-    const leaseRedis = connection("lease", Math.max(config.lease.retryPeriodMs, 50), true);
-
+    const metricsRedis = connect("metrics", metricsCommandTimeoutMs(config));
     const reloadGauge = createReloadGauge(registry);
-    const warnOutsideSlot = (groups: readonly ResolvedGroup[]): void => {
-      for (const group of groups) {
-        if (isCluster(config.redis)) {
-          // Listed groups were refused at load already; a discovered one is refused by sweeps.
-          const refusal = slotRefusal(group);
-          if (refusal !== undefined)
-            logger.error({ stream: group.stream, group: group.group }, refusal);
-          continue;
-        }
-        const outside = keysOutsideSourceSlot(group);
-        if (outside.length > 0) {
-          logger.warn(
-            { stream: group.stream, group: group.group, keys: outside },
-            "keys outside the source's hash slot: fine on one server, CROSSSLOT on Redis Cluster",
-          );
-        }
-      }
-    };
     // The one owner of the list of groups: the refresher and the supervisor follow its changes.
     const groupSet = new GroupSet(config.groups.map(resolveGroup));
-    warnOutsideSlot(groupSet.current());
+    janitor.warnOutsideSlot(groupSet.current());
     const refresher = createScrapeRefresher({
       redis: metricsRedis,
       groups: groupSet.current(),
-      metrics,
+      metrics: janitor.metrics,
       logger,
       config,
     });
     groupSet.on("change", (change) => refresher.setGroups(change.groups));
     teardown.push("metrics", () => refresher.stop());
-    const discoveryRedis = connection("discovery", DISCOVERY_COMMAND_TIMEOUT_MS);
-    const nodes = scanNodesOf(discoveryRedis);
+    const discoveryRedis = connect("discovery", DISCOVERY_COMMAND_TIMEOUT_MS);
     const discovery = new Discovery({
-      nodes,
+      nodes: scanNodesOf(discoveryRedis),
       follow: discoveryRedis,
       groupSet,
       config,
@@ -134,162 +91,36 @@ export async function startDaemon(
       registry,
     });
     teardown.push("discovery", () => discovery.stop());
-    const http = await startHttpServer({
-      ...config.http,
-      registry,
-      logger,
-      beforeScrape: () => refresher.refresh(),
-      isReady: () => refresher.ping(),
-      notReadyReason: () => {
-        const cause = lastConnectionError(metricsRedis);
-        const problem = cause && explainRedisError(cause, { url: config.redis.url });
-        return problem === undefined ? undefined : `redis is not answering: ${problem}`;
-      },
-    });
+    const http = await startScrapeEndpoint({ config, registry, logger, refresher, metricsRedis });
     teardown.push("http", () => http.close());
 
-    let running = config;
-    let supervisor: Supervisor | undefined;
-    let maintenance: Maintenance | undefined;
-    const reportRefusals = async (groups: readonly ResolvedGroup[]): Promise<void> => {
-      for (const group of groups) {
-        const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
-        if (refusal !== undefined)
-          logger.error({ stream: group.stream, group: group.group }, refusal);
-      }
-    };
-    const apply = (next: JanitorConfig): void => {
-      const restart = settingsNeedingRestart(running, next);
-      if (restart.length > 0) {
-        logger.warn(
-          { keys: restart },
-          `configuration reload: ${restart.join(", ")} changed; these take effect only after a restart`,
-        );
-      }
-      logger.level = next.log.level;
-      supervisor?.updateSettings(next.sweep);
-      maintenance?.updateRetention(next.retention);
-      const change = discovery.reconfigure(next);
-      if (change !== undefined) {
-        warnOutsideSlot([...change.added, ...change.updated]);
-        void reportRefusals([...change.added, ...change.updated]);
-      }
-      // Retention (and later discovery) settings are read from `running` at each use.
-      running = { ...next, redis: running.redis, lease: running.lease, http: running.http };
-      logger.info(
-        {
-          groups: groupSet.current().length,
-          added: change?.added.map((group) => group.id) ?? [],
-          removed: change?.removed.map((group) => group.id) ?? [],
-          updated: change?.updated.map((group) => group.id) ?? [],
-          logLevel: next.log.level,
-        },
-        "configuration reloaded",
-      );
-    };
-    let reloading: Promise<boolean> = Promise.resolve(true);
-    const reload = (load: () => Promise<JanitorConfig>): Promise<boolean> => {
-      reloading = reloading.then(async () => {
-        logger.info("SIGHUP: reloading the configuration");
-        let next: JanitorConfig;
-        try {
-          next = await load();
-          checkHasWork(next);
-        } catch (error) {
-          reloadGauge.set(0);
-          const problems = reloadProblems(error);
-          logger.error(
-            { problems },
-            `configuration reload failed (${problems.length} problem${problems.length === 1 ? "" : "s"}); the running configuration stays in effect`,
-          );
-          return false;
-        }
-        apply(next);
-        reloadGauge.set(1);
-        return true;
-      });
-      return reloading;
-    };
-
-    const bootController = new AbortController();
-    const boot = (async () => {
-      const capabilities = await waitForRedis(
-        sweepRedis,
-        logger,
-        bootController.signal,
-        undefined,
-        (error) => explainRedisError(error, { url: config.redis.url, client: sweepRedis }),
-      );
-      const server = await describeServer(sweepRedis).catch(() => undefined);
-      const endpoint = maskRedisUrl(config.redis.url);
-      const serverName =
-        server === undefined ? "the server" : `${server.product} ${server.version}`;
-      logger.info(
-        {
-          endpoint,
-          server,
-          mode: server?.mode,
-          capabilities,
-          groups: groupSet.current().length,
-        },
-        `connected to ${serverName} at ${endpoint}${server === undefined ? "" : ` (${server.mode})`}`,
-      );
-      refresher.setCapabilities(capabilities);
-      refresher.start();
-      // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
-      await reportRefusals(groupSet.current());
-      // After the listed groups' check: discovered ones (thousands, maybe) are checked by sweeps.
-      await discovery.start();
-      if (bootController.signal.aborted) return;
-      const lease = new Lease({
-        redis: leaseRedis,
-        ...config.lease,
-        logger,
-        fencePerSlot: isCluster(config.redis),
-      });
-      const started = new Supervisor({
-        groups: groupSet,
-        redis: sweepRedis,
-        logger,
-        metrics,
-        ...running.sweep,
-        currentTerm: () => lease.term,
-        onGroupChanged: (groupId) => refresher.markChanged(groupId),
-        maintenance: (maintenance = new Maintenance({
-          redis: sweepRedis,
-          logger,
-          metrics: maintenanceMetrics,
-          retention: running.retention,
-          janitorConsumer: janitorConsumerName(running),
-          maxTrimmedPerPass: running.sweep.maxEntriesPerGroup,
-        })),
-      });
-      lease.on("acquired", (term) => {
-        metrics.leader.set(1);
-        metrics.fencingToken.set(term.fencingToken);
-        started.sweepSoon();
-      });
-      lease.on("lost", (reason) => {
-        // Superseded: still the leader, "acquired" follows at once with the new term's token.
-        if (reason === "superseded") metrics.fencingTokenMoves.inc();
-        else metrics.leader.set(0);
-      });
-      // Pushed first, so it runs last: the sweep in flight ends before the lease is released.
-      teardown.push("lease", () => lease.stop());
-      supervisor = started;
-      teardown.push("supervisor", () => started.stop());
-      lease.start();
-      started.start();
-    })();
-    boot.catch((error: unknown) => {
-      if (!bootController.signal.aborted) dependencies.onFatal(error);
+    let sweepWork: SweepWork | undefined;
+    const reloader = createReloader(config, {
+      logger,
+      gauge: reloadGauge,
+      groupSet,
+      discovery,
+      janitor,
+      sweepWork: () => sweepWork,
     });
-    teardown.push("boot", async () => {
-      bootController.abort();
-      await boot.catch(() => undefined);
+    bootInBackground({
+      config,
+      logger,
+      janitor,
+      groupSet,
+      refresher,
+      discovery,
+      teardown,
+      running: reloader.running,
+      onSweepWork: (work) => (sweepWork = work),
+      onFatal: dependencies.onFatal,
     });
-    const discoverOnce = () => discovery.discoverOnce();
-    return { httpUrl: http.url, reload, stop: () => teardown.run(), discoverOnce };
+    return {
+      httpUrl: http.url,
+      reload: reloader.reload,
+      stop: () => teardown.run(),
+      discoverOnce: () => discovery.discoverOnce(),
+    };
   } catch (error) {
     await teardown.run();
     throw error;

@@ -11,6 +11,8 @@ import {
 import { createDiscoveryMetrics, type DiscoveryMetrics } from "../metrics/discoveryMetrics.js";
 import type { ScanNodes } from "./scanNodes.js";
 import type { RedisClient } from "../redis/RedisClient.js";
+import { PeriodicTask } from "../core/PeriodicTask.js";
+import { backgroundTimers } from "../core/timers.js";
 
 export interface DiscoveryOptions {
   nodes: ScanNodes;
@@ -42,9 +44,7 @@ export class Discovery {
   private config: DiscoveryInput;
   private discovered: readonly ResolvedGroup[] = [];
   private queue: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
-  private stopped = false;
+  private readonly loop: PeriodicTask;
   private lastFailure = "";
 
   constructor(options: DiscoveryOptions) {
@@ -54,6 +54,12 @@ export class Discovery {
     this.metrics.discoveredGroups.set(0);
     this.log = options.logger.child({ component: "discovery" });
     this.now = options.now ?? (() => performance.now());
+    this.loop = new PeriodicTask({
+      run: () => this.discoverOnce(),
+      nextDelayMs: () => this.nextDelayMs(),
+      onError: () => undefined, // discoverOnce() never rejects
+      timers: backgroundTimers,
+    });
   }
 
   /** The groups the last good scan found (listed ones not included). */
@@ -63,17 +69,19 @@ export class Discovery {
 
   /** Runs the first scan now and resolves when it is done (never rejects); then every interval. */
   async start(): Promise<void> {
-    if (this.started || this.stopped) return;
-    this.started = true;
+    if (this.loop.state !== "idle") return;
+    this.loop.start(undefined);
     await this.discoverOnce();
-    this.schedule();
+    this.loop.reschedule(this.nextDelayMs());
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    await this.loop.stop();
     await this.queue;
+  }
+
+  private get stopped(): boolean {
+    return this.loop.state === "stopping" || this.loop.state === "stopped";
   }
 
   /**
@@ -90,9 +98,9 @@ export class Discovery {
     const listed = new Set(combineGroups(next, []).map((group) => group.id));
     this.discovered = this.discovered.filter((group) => !listed.has(group.id));
     const change = this.install();
-    if (this.started && !this.stopped) {
+    if (this.loop.state === "running") {
       if (rescan) void this.discoverOnce();
-      if (reschedule) this.schedule();
+      if (reschedule) this.loop.reschedule(this.nextDelayMs());
     }
     return change;
   }
@@ -162,15 +170,8 @@ export class Discovery {
     return this.options.groupSet.replace(combineGroups(this.config, this.discovered));
   }
 
-  private schedule(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    // Without patterns there is nothing to look for; a reload that adds some schedules again.
-    if (this.stopped || this.config.discover.length === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.discoverOnce().then(() => this.schedule());
-    }, this.config.discovery.intervalMs);
-    this.timer.unref();
+  /** Without patterns there is nothing to look for; a reload that adds some schedules again. */
+  private nextDelayMs(): number | undefined {
+    return this.config.discover.length === 0 ? undefined : this.config.discovery.intervalMs;
   }
 }

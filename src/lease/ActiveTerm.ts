@@ -1,5 +1,5 @@
 import type { Lock } from "redlock";
-import type { Timers } from "./timers.js";
+import type { Timers } from "../core/timers.js";
 import { LeaseLostError, type LeaderTerm, type LostReason } from "./types.js";
 import { type Fence } from "../core/fence.js";
 

@@ -6,8 +6,12 @@ import { connectionOfKey } from "../redis/connectionOfKey.js";
 import { ActiveTerm } from "./ActiveTerm.js";
 import { LeaseLock, type AcquireResult, type LeaseHolder } from "./LeaseLock.js";
 import { OutageLog } from "./OutageLog.js";
-import { realTimers, sleep, type Timers } from "./timers.js";
-import type { LeaderTerm, LeaseEvents, LeaseOptions, LostReason } from "./types.js";
+import { checkLeaseTimings } from "./checkLeaseTimings.js";
+import { reportLeaseMetrics } from "./reportLeaseMetrics.js";
+import { realTimers, type Timers } from "../core/timers.js";
+import { withJitter } from "../core/jitter.js";
+import { PeriodicTask } from "../core/PeriodicTask.js";
+import type { LeaderTerm, LeaseEvents, LeaseLockPort, LeaseOptions, LostReason } from "./types.js";
 import type { Fence } from "../core/fence.js";
 
 export type { LeaseOptions, LeaseHolder };
@@ -17,19 +21,25 @@ const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
- * retryPeriodMs (+0-20 % jitter), the leader renews every retryPeriodMs and stops acting when no
- * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term).
+ * retryPeriodMs (plus jitter), the leader renews every retryPeriodMs and stops acting when no
+ * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term). Like
+ * client-go's elector it refuses timings that break its rule (checkLeaseTimings), keeps its
+ * own gauges (leader, fencing token) when given them, and runs on a lock it is given (a fake one
+ * in tests). Its steps run on the daemon's one PeriodicTask; the deadline is a timer of its own.
  */
 export class Lease extends EventEmitter<LeaseEvents> {
   private readonly options: LeaseOptions;
-  private readonly lock: LeaseLock;
+  private readonly lock: LeaseLockPort;
   private readonly log: Logger;
   private readonly random: () => number;
   private readonly now: () => number;
   private readonly timers: Timers;
   private readonly stopController = new AbortController();
   private mode: "idle" | "elect" | "hold" = "idle";
-  private loop: Promise<void> | undefined;
+  /** One step per round: renew the term, or (standby) try to acquire. */
+  private readonly loop: PeriodicTask;
+  /** The last acquire attempt did not win: the standby waits a jittered period before the next. */
+  private lostAttempt = false;
   private attempt: Promise<ActiveTerm | undefined> | undefined;
   private stopping: Promise<void> | undefined;
   private active: ActiveTerm | undefined;
@@ -43,13 +53,22 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   constructor(options: LeaseOptions) {
     super();
+    checkLeaseTimings(options);
     this.options = options;
-    this.lock = new LeaseLock(options.redis, options.key, options.ttlMs);
+    this.lock = options.lock ?? new LeaseLock(options.redis, options.key, options.ttlMs);
     this.log = options.logger.child({ component: "lease", key: options.key });
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
     this.timers = options.timers ?? realTimers;
     this.outage = new OutageLog(this.log);
+    if (options.metrics !== undefined) reportLeaseMetrics(this, options.metrics);
+    this.loop = new PeriodicTask({
+      run: () => this.step(),
+      nextDelayMs: () => this.nextDelayMs(),
+      // Every step handles its own errors: this is only a last resort.
+      onError: (error) => this.log.error({ err: error }, "lease step failed unexpectedly"),
+      timers: this.timers,
+    });
   }
 
   get term(): LeaderTerm | undefined {
@@ -71,7 +90,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
     if (this.mode === "hold") throw new Error("Lease: start() after tryAcquireOnce()");
     if (this.mode === "elect") return;
     this.mode = "elect";
-    this.spawnLoop();
+    this.loop.start(undefined);
+    this.loop.runNow();
   }
 
   /**
@@ -88,7 +108,11 @@ export class Lease extends EventEmitter<LeaseEvents> {
       this.attempt = undefined;
     });
     const won = await this.attempt;
-    if (won !== undefined && !won.ended && this.loop === undefined) this.spawnLoop();
+    if (won !== undefined && !won.ended) {
+      // Renewals from here; a step in flight schedules the next one itself when it ends.
+      if (this.loop.state === "idle") this.loop.start(this.nextDelayMs());
+      else if (!this.loop.busy) this.loop.reschedule(this.nextDelayMs());
+    }
     return won?.view;
   }
 
@@ -100,45 +124,45 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   private async shutdown(): Promise<void> {
     this.stopController.abort();
+    const stepsEnded = this.loop.stop();
     if (this.active !== undefined) this.endTerm(this.active, "stopped");
-    await this.loop;
+    await stepsEnded;
     await this.attempt?.catch(() => undefined);
     await this.releaseStale();
     this.log.info("lease stopped");
   }
 
-  private spawnLoop(): void {
-    const loop = this.runLoop();
-    this.loop = loop;
-    void loop.finally(() => {
-      if (this.loop === loop) this.loop = undefined;
+  /** One round of the loop: renew the term, or try to acquire; never rejects. */
+  private async step(): Promise<void> {
+    if (this.stopController.signal.aborted) return;
+    const term = this.active;
+    if (term !== undefined) {
+      await this.renewStep(term);
+      return;
+    }
+    if (this.mode === "hold") return;
+    await this.releaseStale();
+    const won = await this.acquireAttempt().catch((error: unknown) => {
+      this.outage.failed(error, "acquire");
+      return undefined;
     });
+    this.lostAttempt = won === undefined;
   }
 
-  /** Never rejects: every step handles its own errors. */
-  private async runLoop(): Promise<void> {
-    const stop = this.stopController.signal;
-    try {
-      while (!stop.aborted) {
-        const term = this.active;
-        if (term !== undefined) {
-          await this.renewStep(term);
-          continue;
-        }
-        if (this.mode === "hold") return;
-        await this.releaseStale();
-        const won = await this.acquireAttempt().catch((error: unknown) => {
-          this.outage.failed(error, "acquire");
-          return undefined;
-        });
-        if (won === undefined) {
-          const period = this.options.retryPeriodMs * (1 + 0.2 * this.random());
-          await sleep(this.timers, period, [stop]);
-        }
-      }
-    } catch (error) {
-      this.log.error({ err: error }, "lease loop failed; no further acquisition or renewal");
+  /**
+   * A leader renews retryPeriodMs after its last attempt was sent; a standby whose attempt lost
+   * waits retryPeriodMs plus jitter; after a term ended the next attempt goes at once; a lost
+   * term of the one-shot `sweep` is not retried.
+   */
+  private nextDelayMs(): number | undefined {
+    const term = this.active;
+    if (term !== undefined) {
+      return Math.max(0, term.lastAttemptSentAt + this.options.retryPeriodMs - this.now());
     }
+    if (this.mode === "hold") return undefined;
+    if (!this.lostAttempt) return 0;
+    this.lostAttempt = false;
+    return withJitter(this.options.retryPeriodMs, this.random);
   }
 
   /** Who holds the lease (for `sweep`'s exit 75 and for standbys' logs); undefined when free. */
@@ -223,6 +247,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
     // only a live term may act on it.
     if (!live()) return undefined;
     const next = term.supersede(token);
+    // As when a term ends: a renewal waiting on its timer goes now, under the new term.
+    if (this.loop.waiting) this.loop.reschedule(0);
     this.log.warn(
       { ...context, fencingToken: token, previousToken: view.fencingToken, fenceSeen },
       "fencing token moved past a fence left by an earlier term (the token counter went back: " +
@@ -298,10 +324,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {
-    const stop = this.stopController.signal;
-    const wait = term.lastAttemptSentAt + this.options.retryPeriodMs - this.now();
-    await sleep(this.timers, wait, [stop, term.signal]);
-    if (stop.aborted || term.ended) return;
+    if (this.stopController.signal.aborted || term.ended) return;
     const sentAt = this.now();
     term.lastAttemptSentAt = sentAt;
     let extended: Lock | undefined;
@@ -329,6 +352,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
     // Redis may still hold our value (slow, or we are stopping): compare-and-delete it later so a
     // standby need not wait for the TTL. After "lease-taken" the key is not ours to delete.
     if (reason !== "lease-taken") this.staleLock = term.lock;
+    // A renewal waiting on its timer: the next step (release, then acquire) goes at once.
+    if (this.loop.waiting) this.loop.reschedule(0);
     const fields = { reason, fencingToken: term.view.fencingToken };
     if (reason === "stopped") this.log.info(fields, "lease given up");
     else this.log.warn(fields, "lease lost");

@@ -1,13 +1,18 @@
 import type { Fence } from "../core/fence.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { Logger } from "pino";
-import type { Timers } from "./timers.js";
+import type { Timers } from "../core/timers.js";
+import type { LeaseLock } from "./LeaseLock.js";
+import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
+
+/** The lease's own series, defined with the others in metrics/janitorMetrics.ts. */
+export type LeaseMetrics = Pick<JanitorMetrics, "leader" | "fencingToken" | "fencingTokenMoves">;
 
 export interface LeaseOptions {
   /** A connection of its own, with a short commandTimeout: renewals must not queue behind sweeps. */
   redis: RedisClient;
   key: string;
-  /** Validated elsewhere: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs. */
+  /** ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs: the constructor refuses other timings. */
   ttlMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
@@ -25,7 +30,20 @@ export interface LeaseOptions {
   /** Monotonic clock in ms; performance.now() unless a test injects one. */
   now?: () => number;
   timers?: Timers;
+  /**
+   * The lock the lease runs on, like client-go's resourcelock: a LeaseLock on `redis` unless given
+   * (tests give a fake one, and drive the lease with fake timers).
+   */
+  lock?: LeaseLockPort;
+  /** Set by the lease itself: 1 while leading, the current term's token, token moves. */
+  metrics?: LeaseMetrics;
 }
+
+/** What the Lease uses of its lock. */
+export type LeaseLockPort = Pick<
+  LeaseLock,
+  "acquire" | "extend" | "release" | "holder" | "keyState" | "moveTokenPast"
+>;
 
 /** One term of leadership: act only while `signal` is not aborted. */
 export interface LeaderTerm {

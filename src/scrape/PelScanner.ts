@@ -9,6 +9,9 @@ import {
   type PendingEntry,
 } from "../redis/replies.js";
 import { runPipeline, replyValue, type Command } from "../redis/pipeline/runPipeline.js";
+import { withJitter } from "../core/jitter.js";
+import { PeriodicTask } from "../core/PeriodicTask.js";
+import { backgroundTimers, type Timers } from "../core/timers.js";
 
 /** The exact PEL extremes of one group, as of one full scan. */
 export interface PelScanResult {
@@ -23,7 +26,7 @@ export interface PelScannerOptions {
   redis: RedisClient;
   groups: readonly ResolvedGroup[];
   logger: Logger;
-  /** Pause between the end of one scan and the start of the next (plus 0-20 % jitter). */
+  /** Pause between the end of one scan and the start of the next (plus jitter). */
   intervalMs: number;
   /** XPENDING COUNT per call: 1,000 keeps each call around a millisecond of Redis time. */
   pageSize?: number;
@@ -35,10 +38,17 @@ export interface PelScannerOptions {
 }
 
 function realTimer(callback: () => void, delayMs: number): () => void {
-  const timer = setTimeout(callback, delayMs);
   // The scans never keep a process alive on their own; the HTTP server does that.
-  timer.unref();
-  return () => clearTimeout(timer);
+  const timer = backgroundTimers.setTimeout(callback, delayMs);
+  return () => backgroundTimers.clearTimeout(timer);
+}
+
+/** The setTimer option as Timers: the handle is the cancel function. */
+function timersOf(setTimer: NonNullable<PelScannerOptions["setTimer"]>): Timers {
+  return {
+    setTimeout: (callback, ms) => setTimer(callback, ms),
+    clearTimeout: (cancel) => (cancel as () => void)(),
+  };
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -57,10 +67,9 @@ export class PelScanner {
   private options: PelScannerOptions;
   private readonly log: Logger;
   private readonly stopController = new AbortController();
-  private cancelTimer: (() => void) | undefined;
+  private readonly loop: PeriodicTask;
   private inFlight: Promise<void> | undefined;
   private lastFailure = "";
-  private started = false;
   /** Bumped by markChanged(): a scan that started before the change must not store its result. */
   private readonly generations = new Map<string, number>();
   /** Groups a sweep changed, waiting for their own rescan. */
@@ -70,13 +79,17 @@ export class PelScanner {
   constructor(options: PelScannerOptions) {
     this.options = options;
     this.log = options.logger.child({ component: "pel-scan" });
+    this.loop = new PeriodicTask({
+      run: () => this.scanOnce(this.stopController.signal),
+      nextDelayMs: () => withJitter(this.options.intervalMs, this.options.random ?? Math.random),
+      onError: (error) => this.reportFailure(error),
+      timers: options.setTimer === undefined ? backgroundTimers : timersOf(options.setTimer),
+    });
   }
 
   /** First scan right away (the gauges fall back to the oldest entry until it finishes). */
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.loop.start(0);
   }
 
   /**
@@ -109,11 +122,11 @@ export class PelScanner {
 
   async stop(): Promise<void> {
     this.stopController.abort();
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
+    const stopping = this.loop.stop();
     this.rescanTimer?.();
     this.rescanTimer = undefined;
     await this.inFlight?.catch(() => undefined);
+    await stopping;
   }
 
   /** A new list of groups (reload, discovery): the next pass scans it; gone groups lose results. */
@@ -136,20 +149,6 @@ export class PelScanner {
       this.inFlight = undefined;
     });
     return this.inFlight;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopController.signal.aborted) return;
-    const setTimer = this.options.setTimer ?? realTimer;
-    this.cancelTimer = setTimer(() => {
-      this.cancelTimer = undefined;
-      void this.scanOnce(this.stopController.signal)
-        .catch((error: unknown) => this.reportFailure(error))
-        .finally(() => {
-          const random = this.options.random ?? Math.random;
-          this.schedule(this.options.intervalMs * (1 + 0.2 * random()));
-        });
-    }, delayMs);
   }
 
   private reportFailure(error: unknown): void {

@@ -1,21 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import type { LostReason } from "../../src/lease/types.js";
 import { captureLogger } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import {
-  attempts,
-  BUSY_MARGIN_MS,
-  countCommands,
-  events,
-  FAST,
-  leaseConnection,
-  nextEvent,
-  RecordingTimers,
-  silentLogger,
-} from "./leaseTestKit.js";
+import { attempts, BUSY_MARGIN_MS, events, FAST, nextEvent, leaseFactory } from "./leaseTestKit.js";
 
 const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -24,18 +13,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A Lease on its own connection; stopped and disconnected after the test. */
-async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
-  const redis = await leaseConnection(fixture.server);
-  const timers = new RecordingTimers();
-  const commands = countCommands(redis);
-  const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
-  cleanup.push(async () => {
-    await lease.stop();
-    redis.disconnect();
-  });
-  return { lease, redis, timers, commands };
-}
+const newLease = leaseFactory(fixture, cleanup);
 
 describe("Lease", () => {
   it("elects exactly one of three instances, and only the leader has a fence", async () => {

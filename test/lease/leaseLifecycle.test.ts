@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
 import { waitFor } from "../support/waitFor.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import {
-  attempts,
-  countCommands,
-  events,
-  FAST,
-  leaseConnection,
-  nextEvent,
-  RecordingTimers,
-  silentLogger,
-} from "./leaseTestKit.js";
+import { attempts, FAST, nextEvent, RecordingTimers, leaseFactory } from "./leaseTestKit.js";
 
 const fixture = useRedisServer();
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -20,17 +10,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function newLease(key: string, overrides: Partial<LeaseOptions> = {}) {
-  const redis = await leaseConnection(fixture.server);
-  const timers = new RecordingTimers();
-  const commands = countCommands(redis);
-  const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
-  cleanup.push(async () => {
-    await lease.stop();
-    redis.disconnect();
-  });
-  return { lease, redis, timers, commands };
-}
+const newLease = leaseFactory(fixture, cleanup);
 
 describe("Lease lifecycle", () => {
   it("after stop(), leader and standby leave no timer and send no command", async () => {
@@ -98,19 +78,5 @@ describe("Lease lifecycle", () => {
     lease.start();
     await waitFor(() => periods.length >= 2);
     expect(periods[0]).toBeCloseTo(FAST.retryPeriodMs * 1.2, 0);
-  });
-
-  it("a listener that throws does not break renewal", async () => {
-    const key = uniquePrefix("bad-listener");
-    const { lease } = await newLease(key);
-    lease.on("acquired", () => {
-      throw new Error("listener bug");
-    });
-    lease.start();
-    await waitFor(() => lease.isLeader);
-    const term = lease.term;
-    await events(lease, "renewed", (2 * FAST.ttlMs) / FAST.retryPeriodMs);
-    expect(lease.term).toBe(term);
-    expect(term?.signal.aborted).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Lease, type LeaseOptions } from "../../src/lease/Lease.js";
+import { Lease } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import { waitFor } from "../support/waitFor.js";
 import { startRedis, uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -10,6 +10,7 @@ import {
   nextEvent,
   RecordingTimers,
   silentLogger,
+  leaseFactory,
 } from "./leaseTestKit.js";
 
 const fixture = useRedisServer();
@@ -22,17 +23,10 @@ afterEach(async () => {
 /** Margin for timer latency on a busy two-core machine. */
 const MARGIN_MS = BUSY_MARGIN_MS;
 
-async function newLease(key: string, overrides: Partial<LeaseOptions>, commandTimeout = 100) {
-  const redis = await leaseConnection(fixture.server, { commandTimeout });
-  const timers = new RecordingTimers();
-  const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
-  cleanup.push(async () => {
-    redis.disconnect(); // fails whatever is outstanding, so stop() does not wait for it
-    await lease.stop();
-    expect(timers.pending.size).toBe(0);
-  });
-  return { lease, redis };
-}
+const newLease = leaseFactory(fixture, cleanup, {
+  commandTimeout: 100,
+  disconnectFirst: true,
+});
 
 /** Blocks every client (lease included) for `ms`; the commands already sent stay unanswered. */
 async function pauseRedis(ms: number): Promise<void> {

@@ -1,11 +1,11 @@
 import { once } from "node:events";
 import { Redis, type RedisOptions } from "ioredis";
 import { pino } from "pino";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { waitFor } from "../support/waitFor.js";
-import type { Lease } from "../../src/lease/Lease.js";
-import type { Timers } from "../../src/lease/timers.js";
-import type { LeaseEvents } from "../../src/lease/types.js";
+import { Lease } from "../../src/lease/Lease.js";
+import type { Timers } from "../../src/core/timers.js";
+import type { LeaseEvents, LeaseOptions } from "../../src/lease/types.js";
 
 export const silentLogger = pino({ level: "silent" });
 
@@ -92,7 +92,7 @@ export interface CommandCount {
 }
 
 /** Counts the commands a client sends (every ioredis command goes through sendCommand). */
-export function countCommands(redis: Redis): CommandCount {
+function countCommands(redis: Redis): CommandCount {
   const spy = vi.spyOn(redis, "sendCommand");
   return {
     get count() {
@@ -113,4 +113,50 @@ export function nextEvent<E extends keyof LeaseEvents>(
   event: E,
 ): Promise<LeaseEvents[E]> {
   return once(lease, event) as Promise<LeaseEvents[E]>;
+}
+
+export interface LeaseFixtureOptions {
+  /** The lease connection's commandTimeout when a call gives none (COMMAND_TIMEOUT_MS otherwise). */
+  commandTimeout?: number;
+  /**
+   * Tests that break Redis: disconnect first, which fails whatever is outstanding so stop() does
+   * not wait for it, then stop and check that no timer is left behind.
+   */
+  disconnectFirst?: boolean;
+}
+
+/**
+ * The one `newLease(key, overrides?, commandTimeout?)` of the lease tests: a Lease with FAST
+ * timings and RecordingTimers on a connection of its own, stopped and disconnected by the
+ * test file's `cleanup` steps (run in reverse after each test).
+ */
+export function leaseFactory(
+  fixture: { readonly server: { port: number } },
+  cleanup: (() => Promise<void> | void)[],
+  fixtureOptions: LeaseFixtureOptions = {},
+) {
+  return async function newLease(
+    key: string,
+    overrides: Partial<LeaseOptions> = {},
+    commandTimeout = fixtureOptions.commandTimeout,
+  ) {
+    const redis = await leaseConnection(
+      fixture.server,
+      commandTimeout === undefined ? {} : { commandTimeout },
+    );
+    const timers = new RecordingTimers();
+    const commands = countCommands(redis);
+    const lease = new Lease({ redis, key, ...FAST, logger: silentLogger, timers, ...overrides });
+    cleanup.push(async () => {
+      if (fixtureOptions.disconnectFirst === true) {
+        redis.disconnect();
+        await lease.stop();
+        expect(timers.pending.size).toBe(0);
+        return;
+      }
+      await lease.stop();
+      redis.disconnect();
+    });
+    return { lease, redis, timers, commands };
+  };
 }

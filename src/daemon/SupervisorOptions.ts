@@ -1,0 +1,36 @@
+import type { Logger } from "pino";
+import type { GroupSource } from "../core/GroupSet.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import type { LeaderTerm } from "../lease/types.js";
+import type { Maintenance } from "../maintenance/Maintenance.js";
+import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+
+/** The sweep settings a reload may change while the daemon runs. */
+export interface SweepSettings {
+  intervalMs: number;
+  batchSize: number;
+  maxScriptMs: number;
+  maxEntriesPerGroup: number;
+  consumerName: string;
+}
+
+export interface SupervisorOptions extends SweepSettings {
+  /** A fixed list, or a source whose changes (reload, discovery) are picked up at the next pass. */
+  groups: readonly ResolvedGroup[] | GroupSource;
+  redis: ScriptedRedis;
+  logger: Logger;
+  /** Shorthand for recordSweepMetrics(supervisor, metrics, logger) (see SupervisorEvents). */
+  metrics?: JanitorMetrics;
+  /** The current leadership term, or undefined on a standby. */
+  currentTerm: () => LeaderTerm | undefined;
+  /** Reaping and retention, run after each pass under the same fence. */
+  maintenance?: Maintenance;
+  random?: () => number;
+  /** Monotonic ms for durations. */
+  now?: () => number;
+  /** Unix ms, for the last-success timestamp. */
+  wallClock?: () => number;
+  /** Shorthand for on("group-changed"): gauges derived from the group's PEL are refreshed. */
+  onGroupChanged?: (groupId: string) => void;
+}

@@ -1,0 +1,155 @@
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { JanitorConfig } from "../core/configTypes.js";
+import type { GroupSource } from "../core/GroupSet.js";
+import { janitorConsumerName } from "../core/janitorConsumerName.js";
+import { keysOutsideSourceSlot, type ResolvedGroup } from "../core/resolveGroup.js";
+import { slotRefusal } from "../core/slotRule.js";
+import { Lease } from "../lease/Lease.js";
+import { Maintenance } from "../maintenance/Maintenance.js";
+import { createJanitorMetrics, type JanitorMetrics } from "../metrics/janitorMetrics.js";
+import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import { connectRedis, isCluster } from "../redis/connectRedis.js";
+import type { RedisClient } from "../redis/RedisClient.js";
+import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
+import { recordSweepMetrics } from "./recordSweep.js";
+import { Supervisor } from "./Supervisor.js";
+
+/** How long the sweep connection waits for one reply; a page script is bounded to milliseconds. */
+const SWEEP_COMMAND_TIMEOUT_MS = 10_000;
+
+/** A connection named `stream-janitor:<name>` in CLIENT LIST, with its own bound on one command. */
+export type ConnectNamed = (
+  name: string,
+  commandTimeoutMs: number,
+  failFast?: boolean,
+) => RedisClient;
+
+/** Opens connections the way both `run` and `sweep` do; the caller closes them. */
+export function namedConnections(config: JanitorConfig, logger: Logger): ConnectNamed {
+  return (name, commandTimeoutMs, failFast = false) =>
+    connectRedis(config.redis, {
+      connectionName: `stream-janitor:${name}`,
+      commandTimeoutMs,
+      logger,
+      failFast,
+    });
+}
+
+export interface JanitorDependencies {
+  logger: Logger;
+  /** The metric families are registered here (a throwaway one for the one-shot `sweep`). */
+  registry: Registry;
+  version: string;
+  connect: ConnectNamed;
+}
+
+/** The leader's work for the groups: sweep passes, then maintenance under the same fence. */
+export interface SweepWork {
+  readonly supervisor: Supervisor;
+  readonly maintenance: Maintenance;
+}
+
+/** What `run` and `sweep` both build: the lease, and the sweeps and maintenance done under it. */
+export interface Janitor {
+  readonly metrics: JanitorMetrics;
+  /** Sweeps and maintenance (scripts registered). */
+  readonly sweepRedis: ScriptedRedis;
+  /** The lease's own connection: renewals must not queue behind sweeps. */
+  readonly leaseRedis: RedisClient;
+  /** Not started: `run` starts its loop, `sweep` tries once. */
+  readonly lease: Lease;
+  /**
+   * Builds maintenance and the supervisor from `settings` (the configuration in effect now,
+   * after any reload), following `groups`, acting under the lease's current term.
+   */
+  createSweepWork(
+    settings: Pick<JanitorConfig, "sweep" | "retention">,
+    groups: readonly ResolvedGroup[] | GroupSource,
+  ): SweepWork;
+  /** Logs, per group, the refusal its sweeps would meet (a requeue target of the wrong kind). */
+  reportRefusals(groups: readonly ResolvedGroup[]): Promise<void>;
+  /** Logs the groups whose keys lie outside the source stream's hash slot (refused on Cluster). */
+  warnOutsideSlot(groups: readonly ResolvedGroup[]): void;
+}
+
+/**
+ * The one factory of the runtime's parts for `run` (startDaemon) and `sweep` (runSweepCommand):
+ * connections, scripts, lease (with its gauges), supervisor (its outcomes recorded as metrics)
+ * and maintenance, built the same way for both.
+ */
+export function createJanitor(config: JanitorConfig, dependencies: JanitorDependencies): Janitor {
+  const { logger, registry, connect } = dependencies;
+  const metrics = createJanitorMetrics(registry, dependencies.version);
+  const maintenanceMetrics = createMaintenanceMetrics(registry);
+  const sweepRedis = registerScripts(connect("sweep", SWEEP_COMMAND_TIMEOUT_MS));
+  // Renewals must fail fast: a reply slower than one retry period is as good as none.
+  const leaseRedis = connect("lease", Math.max(config.lease.retryPeriodMs, 50), true);
+  const cluster = isCluster(config.redis);
+  const lease = new Lease({
+    redis: leaseRedis,
+    ...config.lease,
+    logger,
+    fencePerSlot: cluster,
+    metrics,
+  });
+
+  const createSweepWork: Janitor["createSweepWork"] = (settings, groups) => {
+    const maintenance = new Maintenance({
+      redis: sweepRedis,
+      logger,
+      metrics: maintenanceMetrics,
+      retention: settings.retention,
+      janitorConsumer: janitorConsumerName(settings),
+      maxTrimmedPerPass: settings.sweep.maxEntriesPerGroup,
+    });
+    const supervisor = new Supervisor({
+      groups,
+      redis: sweepRedis,
+      logger,
+      ...settings.sweep,
+      currentTerm: () => lease.term,
+      maintenance,
+    });
+    recordSweepMetrics(supervisor, metrics, logger);
+    return { supervisor, maintenance };
+  };
+
+  const reportRefusals = async (groups: readonly ResolvedGroup[]): Promise<void> => {
+    for (const group of groups) {
+      const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
+      if (refusal !== undefined)
+        logger.error({ stream: group.stream, group: group.group }, refusal);
+    }
+  };
+
+  const warnOutsideSlot = (groups: readonly ResolvedGroup[]): void => {
+    for (const group of groups) {
+      if (cluster) {
+        // Listed groups were refused at load already; a discovered one is refused by sweeps.
+        const refusal = slotRefusal(group);
+        if (refusal !== undefined)
+          logger.error({ stream: group.stream, group: group.group }, refusal);
+        continue;
+      }
+      const outside = keysOutsideSourceSlot(group);
+      if (outside.length > 0) {
+        logger.warn(
+          { stream: group.stream, group: group.group, keys: outside },
+          "keys outside the source's hash slot: fine on one server, CROSSSLOT on Redis Cluster",
+        );
+      }
+    }
+  };
+
+  return {
+    metrics,
+    sweepRedis,
+    leaseRedis,
+    lease,
+    createSweepWork,
+    reportRefusals,
+    warnOutsideSlot,
+  };
+}
