@@ -1,5 +1,5 @@
 /** Exit codes of an interrupted one-shot command: 128 + the signal's number, as shells report. */
-export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 

@@ -1,7 +1,7 @@
 import { maskRedisUrl, SECRET_MASK } from "./formatEffectiveConfig.js";
 
 /** Exit code of an invalid configuration (EX_CONFIG from sysexits.h; contract section 2). */
-export const CONFIG_EXIT_CODE = 78;
+const CONFIG_EXIT_CODE = 78;
 
 // Matches misspelt keys too (`pasword`), so that a typo does not print the secret it holds.
 const SECRET_KEY = /pas+w|pass|secret|token|credential|auth/iu;

@@ -51,9 +51,9 @@ export type ConvictShape = Omit<JanitorConfig, "groups" | "discover" | "retentio
 };
 
 /** setTimeout silently turns longer delays into 1 ms, so durations used as timers stop here. */
-export const MAX_DURATION_MS = 2 ** 31 - 1;
+const MAX_DURATION_MS = 2 ** 31 - 1;
 
-export const LOG_LEVELS: readonly string[] = [
+const LOG_LEVELS: readonly string[] = [
   "fatal",
   "error",
   "warn",
@@ -96,7 +96,7 @@ function oneOf(values: readonly string[]): Check {
 }
 
 /** ioredis decodes the user-info with decodeURIComponent, which throws URIError on a bare `%`. */
-export function userInfoDecodes(url: string): boolean {
+function userInfoDecodes(url: string): boolean {
   try {
     const parsed = new URL(url);
     decodeURIComponent(parsed.username);

@@ -42,7 +42,7 @@ export interface DiscoverConfig extends Omit<GroupConfig, "stream" | "group"> {
   groups: string;
 }
 
-export interface DiscoveryConfig {
+interface DiscoveryConfig {
   /** How often the patterns are re-scanned. */
   intervalMs: number;
   /** Cap on discovered groups; beyond it the first ones by stream/group name are kept. */

@@ -2,7 +2,7 @@
 export const MAX_ID_PART = "18446744073709551615";
 
 /** Stream ids as `<ms>-<seq>` compared exactly (both parts can exceed 2^53). */
-export function parseStreamId(id: string): [ms: bigint, seq: bigint] {
+function parseStreamId(id: string): [ms: bigint, seq: bigint] {
   const match = /^(\d+)-(\d+)$/u.exec(id);
   if (match === null) throw new Error(`not a stream id: ${id}`);
   return [BigInt(match[1] ?? "0"), BigInt(match[2] ?? "0")];

@@ -132,6 +132,6 @@ export async function startDaemon(
  * scrape's own bound on its whole read (runPipelineBatches) is the one that fires, with its
  * message, and a large scrape is never cut short by a per-command bound shorter than it.
  */
-export function metricsCommandTimeoutMs(config: Pick<JanitorConfig, "metrics">): number {
+function metricsCommandTimeoutMs(config: Pick<JanitorConfig, "metrics">): number {
   return config.metrics.scrapeTimeoutMs + 1000;
 }

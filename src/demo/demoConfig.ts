@@ -10,7 +10,7 @@ import { defaultDeadLetterStream } from "../core/resolveGroup.js";
  */
 export const DEMO_STREAM = "demo:orders";
 export const DEMO_GROUP = "billing";
-export const DEMO_LEASE_KEY = "demo:stream-janitor:lease";
+const DEMO_LEASE_KEY = "demo:stream-janitor:lease";
 export const DEMO_DEAD_LETTER_STREAM = defaultDeadLetterStream(DEMO_STREAM);
 
 export const DEMO_MIN_IDLE_MS = 2000;

@@ -6,7 +6,7 @@ const SCRAPE_TIMEOUT_MS = 3000;
 const GROUP_LABELS = { stream: DEMO_STREAM, group: DEMO_GROUP };
 
 /** Sample values from a Prometheus text exposition, summed over the label sets that match. */
-export function sumSamples(
+function sumSamples(
   exposition: string,
   name: string,
   labels: Readonly<Record<string, string>>,

@@ -25,7 +25,7 @@ export interface DiscoveryScan {
  * millisecond of Redis time, so a scan never blocks the server; a keyspace of N keys takes about
  * N / 1000 round trips per pattern and node.
  */
-export const SCAN_COUNT = 1000;
+const SCAN_COUNT = 1000;
 /** XINFO GROUPS replies per pipeline: bounded, so one flush never holds thousands of replies. */
 const XINFO_CHUNK = 500;
 

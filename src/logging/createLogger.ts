@@ -6,7 +6,7 @@ export type { Logger };
  * Paths pino removes from every line. ioredis attaches the failed command's arguments to
  * errors, AUTH passwords included (ioredis #1229), so those go too.
  */
-export const REDACTED_PATHS: readonly string[] = [
+const REDACTED_PATHS: readonly string[] = [
   "password",
   "*.password",
   "redis.password",

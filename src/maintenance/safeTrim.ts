@@ -33,7 +33,7 @@ export interface TrimSummary {
   dryRun: boolean;
 }
 
-export const TRIM_PAGE_SIZE = 1000;
+const TRIM_PAGE_SIZE = 1000;
 
 /**
  * Trims the head of a stream toward maxLen / maxAgeMs, one page per script call

@@ -14,13 +14,6 @@ export function distinctIds(ids: readonly string[]): string[] {
   return [...new Set(ids)];
 }
 
-/** Splits `--id` lists into script calls of at most `size` ids. */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
-}
-
 /** The last id of the dead-letter stream now, or undefined when it is empty or missing. */
 export async function lastDeadLetterId(
   redis: ScriptedRedis,

@@ -1,7 +1,7 @@
 import type { GroupInspection, InspectReport } from "./inspectReport.js";
 
 /** `3d4h`, `2h5m`, `4m12s`, `950ms`: two units at most, enough to act on. */
-export function formatDuration(ms: number | null | undefined): string {
+function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "-";
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const units: [string, number][] = [
@@ -23,7 +23,7 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 /** Columns padded to their widest cell; numbers right-aligned. */
-export function alignTable(rows: readonly (readonly string[])[], numeric: ReadonlySet<number>) {
+function alignTable(rows: readonly (readonly string[])[], numeric: ReadonlySet<number>) {
   const widths: number[] = [];
   for (const row of rows)
     row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));

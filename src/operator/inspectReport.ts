@@ -9,7 +9,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { compareStreamIds, streamIdMs } from "../core/streamIds.js";
 
 /** Consumers listed per group: those holding the most pending entries. */
-export const TOP_CONSUMERS = 3;
+const TOP_CONSUMERS = 3;
 
 export interface GroupInspection {
   stream: string;
@@ -41,7 +41,7 @@ export interface GroupInspection {
   retention?: RetentionConfig;
 }
 
-export interface LeaseInspection {
+interface LeaseInspection {
   key: string;
   held: boolean;
   /** From the lease value, `host/pid/random`. */

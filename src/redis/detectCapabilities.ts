@@ -1,7 +1,7 @@
 import { asArray, kvList } from "./replies.js";
 import type { RedisClient } from "./RedisClient.js";
 
-export type ServerProduct = "redis" | "valkey";
+type ServerProduct = "redis" | "valkey";
 
 /** Which server answers, as `INFO server` says it. */
 export interface ServerIdentity {
@@ -27,14 +27,14 @@ export class UnsupportedRedisError extends Error {
 }
 
 /** The oldest release of each product the janitor runs on (contract section 1). */
-export const MINIMUM_VERSIONS: Readonly<Record<ServerProduct, string>> = {
+const MINIMUM_VERSIONS: Readonly<Record<ServerProduct, string>> = {
   redis: "7.0.0",
   valkey: "7.2.0",
 };
 
 const PRODUCT_NAMES: Readonly<Record<ServerProduct, string>> = { redis: "Redis", valkey: "Valkey" };
 
-export function parseVersion(version: string): [number, number, number] {
+function parseVersion(version: string): [number, number, number] {
   const [major = 0, minor = 0, patch = 0] = version
     .split(".")
     .map((part) => Number.parseInt(part, 10) || 0);
@@ -78,7 +78,7 @@ export function checkSupported(server: ServerIdentity): void {
 }
 
 /** The `history` notes of one command's `COMMAND DOCS` entry (subcommands as `xinfo|groups`). */
-export function commandHistory(docsReply: unknown, command: string): string[] {
+function commandHistory(docsReply: unknown, command: string): string[] {
   const [name, parts] = command.toLowerCase().split("|");
   const flat = asArray(docsReply, "COMMAND DOCS");
   for (let i = 0; i + 1 < flat.length; i += 2) {

@@ -19,7 +19,7 @@ import {
  * Groups per readGroupStats call: about 1.5 ms of Redis time (four reads per group, each costing
  * Redis 2-3 µs more inside a script than pipelined), so other clients wait little for one call.
  */
-export const GROUPS_PER_SCRIPT = 100;
+const GROUPS_PER_SCRIPT = 100;
 
 /** The problem of a group, as the pipeline path classifies the same Redis error. */
 function problem(group: ResolvedGroup, message: string): GroupReading {

@@ -22,7 +22,7 @@ export type ScriptName = keyof typeof SCRIPTS;
 export type ScriptArg = string | number | Buffer;
 
 /** Scripts take their key count first, because the fence key is optional. */
-export type ScriptCommands = Record<
+type ScriptCommands = Record<
   ScriptName,
   (numberOfKeys: number, ...args: ScriptArg[]) => Promise<unknown>
 >;

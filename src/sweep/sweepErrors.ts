@@ -15,7 +15,7 @@ export const SWEEP_ERROR_CODES = {
   CONSUMERBUSY: "consumer-collision",
 } as const satisfies Partial<Record<RedisErrorCode, SweepErrorKind>>;
 
-export type SweepErrorCode = keyof typeof SWEEP_ERROR_CODES;
+type SweepErrorCode = keyof typeof SWEEP_ERROR_CODES;
 
 function isSweepErrorCode(code: RedisErrorCode): code is SweepErrorCode {
   return Object.hasOwn(SWEEP_ERROR_CODES, code);

@@ -169,7 +169,7 @@ export async function httpGet(
 }
 
 /** The value of an unlabelled sample in a Prometheus exposition, or undefined. */
-export function gauge(body: string, name: string): number | undefined {
+function gauge(body: string, name: string): number | undefined {
   const match = new RegExp(`^${name} (\\S+)$`, "mu").exec(body);
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }

@@ -9,7 +9,7 @@ import type { SweepPath } from "./naiveLoop.js";
 
 export const JANITOR_CONSUMER = "stream-janitor";
 /** The configuration defaults (contract section 3). */
-export const DEFAULT_SWEEP = { batchSize: 1000, maxScriptMs: 2 };
+const DEFAULT_SWEEP = { batchSize: 1000, maxScriptMs: 2 };
 export const LEASE_KEY = "stream-janitor:lease";
 export const BENCH_FENCE: Fence = { key: LEASE_KEY, value: "bench-host/1/0123456789abcdef" };
 

@@ -4,7 +4,7 @@ import {
   type CommandStats,
 } from "../support/commandStats.js";
 
-export type { CommandStat, CommandStats } from "../support/commandStats.js";
+export type { CommandStats } from "../support/commandStats.js";
 
 /** Commands the bench itself issues to read or reset statistics; never counted. */
 const BOOKKEEPING = new Set([
@@ -22,7 +22,7 @@ const BOOKKEEPING = new Set([
 ]);
 
 /** `INFO commandstats` without the bench's own bookkeeping commands. */
-export function parseCommandStats(info: string): CommandStats {
+function parseCommandStats(info: string): CommandStats {
   return Object.fromEntries(
     Object.entries(parseAllCommandStats(info)).filter(([name]) => !BOOKKEEPING.has(name)),
   );
@@ -37,7 +37,7 @@ export async function readCommandStats(redis: Redis): Promise<CommandStats> {
 }
 
 /** Commands a script (EVAL/EVALSHA) may call: their time is already inside the script's time. */
-export const SCRIPT_COMMANDS = new Set([
+const SCRIPT_COMMANDS = new Set([
   "type",
   "get",
   "time",

@@ -1,6 +1,6 @@
 /** Small descriptive statistics for the tables. */
 
-export function sorted(values: readonly number[]): number[] {
+function sorted(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);
 }
 

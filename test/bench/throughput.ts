@@ -27,7 +27,7 @@ const APPROACHES: readonly Approach[] = [
   "naive XAUTOCLAIM 1000 + pipeline",
 ];
 
-export interface ThroughputRun {
+interface ThroughputRun {
   size: number;
   path: SweepPath;
   approach: Approach;

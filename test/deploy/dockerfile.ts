@@ -1,5 +1,5 @@
 /** One Dockerfile instruction, continuation lines joined. */
-export interface Instruction {
+interface Instruction {
   keyword: string;
   args: string;
 }

@@ -2,9 +2,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { repoRoot } from "./kustomize.js";
 
-export const DASHBOARD_FILE = "deploy/grafana/stream-janitor.json";
+const DASHBOARD_FILE = "deploy/grafana/stream-janitor.json";
 
-export interface DashboardTarget {
+interface DashboardTarget {
   refId: string;
   expr: string;
   datasource?: { type?: string; uid?: string };
@@ -19,7 +19,7 @@ export interface DashboardPanel {
   panels?: DashboardPanel[];
 }
 
-export interface DashboardVariable {
+interface DashboardVariable {
   name: string;
   type: string;
   query: string | { query: string };

@@ -4,7 +4,7 @@ import { waitFor } from "./waitFor.js";
 
 /** Slot arithmetic and slot-map reads of the test cluster (see redisCluster.ts). */
 
-export const SLOTS = 16384;
+const SLOTS = 16384;
 export const MASTERS = 3;
 
 /** The slot range of master i out of n, as `redis-cli --cluster create` lays them out. */

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 
 /** One line of `INFO commandstats`: calls and total microseconds of a command (or subcommand). */
-export interface CommandStat {
+interface CommandStat {
   calls: number;
   usec: number;
 }

@@ -20,8 +20,6 @@ import {
 import { beginSlotMigration, type SlotMigration as MigrationSteps } from "./slotMigration.js";
 import { waitFor } from "./waitFor.js";
 
-export { slotKeyTag };
-
 /** One redis-server of the test cluster. */
 export interface ClusterNode {
   readonly port: number;
@@ -59,7 +57,7 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-export interface SlotMigration extends MigrationSteps {
+interface SlotMigration extends MigrationSteps {
   readonly from: ClusterNode;
 }
 
