@@ -190,7 +190,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         batchSize,
         maxScriptMs,
         maxEntriesPerGroup,
-        consumerName,
+        janitorConsumer: consumerName,
         cursors: this.cursors,
         // Always the term's fence, even after it ended: a late page is then refused by Redis.
         fence: () => term.fence,

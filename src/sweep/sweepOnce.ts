@@ -22,7 +22,7 @@ export interface SweepContext {
   maxScriptMs: number;
   maxEntriesPerGroup: number;
   /** The janitor's consumer inside each group; it owns entries only inside one script call. */
-  consumerName: string;
+  janitorConsumer: string;
   /** Where each group's scan stopped when the budget ran out; the next sweep resumes there. */
   cursors: Map<string, string>;
   /** The lease to check inside every mutating script; undefined runs unfenced. */
@@ -191,7 +191,7 @@ export async function sweepOnce(
       const maxClaimed = sizer.maxClaimed;
       const page = await runSweepPage(context.redis, {
         group,
-        janitorConsumer: context.consumerName,
+        janitorConsumer: context.janitorConsumer,
         cursor,
         maxClaimed,
         maxExamined: context.maxEntriesPerGroup - result.examined,

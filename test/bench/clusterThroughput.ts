@@ -58,7 +58,7 @@ async function sweepGroups(
         logger: silent,
         batchSize,
         maxScriptMs: 2,
-        consumerName: "stream-janitor",
+        janitorConsumer: "stream-janitor",
         maxEntriesPerGroup: Number.MAX_SAFE_INTEGER,
         cursors: new Map(),
         fence: () => fence,

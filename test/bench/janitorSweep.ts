@@ -56,7 +56,7 @@ export async function janitorSweep(
       redis,
       logger: pino({ level: "silent" }),
       ...settings,
-      consumerName: JANITOR_CONSUMER,
+      janitorConsumer: JANITOR_CONSUMER,
       maxEntriesPerGroup: Number.MAX_SAFE_INTEGER,
       cursors: new Map(),
       fence: () => BENCH_FENCE,

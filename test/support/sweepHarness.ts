@@ -45,7 +45,7 @@ export function sweepContext(
     batchSize: 100,
     maxScriptMs: 2,
     maxEntriesPerGroup: 100_000,
-    consumerName: JANITOR_CONSUMER,
+    janitorConsumer: JANITOR_CONSUMER,
     cursors: new Map(),
     now: () => performance.now(),
     ...rest,

@@ -198,7 +198,7 @@ describe("the janitor's consumer name", () => {
     });
     const result = await sweepOnce(
       groupConfig(stream),
-      sweepContext(fixture.redis, { consumerName: "janitor-of-orders" }),
+      sweepContext(fixture.redis, { janitorConsumer: "janitor-of-orders" }),
       neverAborted,
     );
     expect(result).toMatchObject({ requeued: 2, complete: true });
