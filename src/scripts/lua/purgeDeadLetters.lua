@@ -33,10 +33,11 @@ Returns { nextCursor, examined, deleted, done, heldBackBy, held, unknownIds }:
   held        selected dead letters held back (each counted once)
   unknownIds  the given ids that are not dead letters of this stream/group (and reason)
 Errors (nothing changed): WRONGTYPE.
-Included when loaded: includes/deadLetterReaders.lua (and streamIds.lua).
+Included when loaded: includes/deadLetterReaders.lua (and streamIds.lua), includes/deadLetterPage.lua.
 ]]
 
 --- @include "deadLetterReaders"
+--- @include "deadLetterPage"
 
 local deadLetters = KEYS[1]
 local source, group = ARGV[1], ARGV[2]
@@ -58,21 +59,8 @@ local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
 
-local page, unknown, byIds = nil, {}, #ARGV >= 9
-if byIds then
-  page = {}
-  local seen = {}
-  for i = 9, #ARGV do
-    local id = ARGV[i]
-    if not seen[id] then
-      seen[id] = true
-      -- A missing id stays in the page without fields, so unknown ids are listed in order.
-      page[#page + 1] = redis.call('XRANGE', deadLetters, id, id)[1] or { id, false }
-    end
-  end
-else
-  page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
-end
+local unknown = {}
+local page, byIds = deadLetterPage(deadLetters, cursor, endId, scanLimit, 9)
 
 local examined, held, nextCursor = 0, 0, cursor
 local toDelete = {}

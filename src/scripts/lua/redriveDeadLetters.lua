@@ -51,12 +51,13 @@ Redis never rolls back a script: everything that could make a write fail is chec
 first one (the key types, the target's ids, the size of each copy). Should an unforeseen error
 still stop the copies, the dead letters already copied are deleted before the error is returned:
 each dead letter is copied and deleted, or left untouched, never copied and left.
-Included when loaded: includes/streamIds.lua, metadata.lua, deadLetterReaders.lua.
+Included when loaded: includes/streamIds.lua, metadata.lua, deadLetterReaders.lua, deadLetterPage.lua.
 ]]
 
 --- @include "streamIds"
 --- @include "metadata"
 --- @include "deadLetterReaders"
+--- @include "deadLetterPage"
 
 local deadLetters, target = KEYS[1], KEYS[2]
 local source, group = ARGV[1], ARGV[2]
@@ -101,21 +102,8 @@ local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 ------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
 
-local page, unknown, byIds = nil, {}, #ARGV >= 9
-if byIds then
-  page = {}
-  local seen = {}
-  for i = 9, #ARGV do
-    local id = ARGV[i]
-    if not seen[id] then
-      seen[id] = true
-      -- A missing id stays in the page without fields, so unknown ids are listed in order.
-      page[#page + 1] = redis.call('XRANGE', deadLetters, id, id)[1] or { id, false }
-    end
-  end
-else
-  page = redis.call('XRANGE', deadLetters, '(' .. cursor, endId, 'COUNT', scanLimit)
-end
+local unknown = {}
+local page, byIds = deadLetterPage(deadLetters, cursor, endId, scanLimit, 9)
 
 local METADATA = metadataNames(DEAD_LETTER_METADATA, REDRIVE_METADATA)
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
