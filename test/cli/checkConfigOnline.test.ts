@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, writeConfigFile } from "../support/daemonProcess.js";
+import { runCli } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
+import { useConfigFiles } from "../support/useConfigFiles.js";
 
 const fixture = useRedisServer();
 const cleanups: (() => Promise<void>)[] = [];
@@ -10,11 +11,7 @@ afterAll(async () => {
   await Promise.all(cleanups.map((cleanup) => cleanup()));
 });
 
-async function configPath(config: unknown): Promise<string> {
-  const file = await writeConfigFile(config);
-  cleanups.push(file.remove);
-  return file.path;
-}
+const configPath = useConfigFiles();
 
 describe("check-config against Redis", () => {
   it("exits 0 and prints the configuration when run would refuse nothing", async () => {

@@ -1,21 +1,12 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { runCli, writeConfigFile } from "../support/daemonProcess.js";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
+import { useConfigFiles } from "../support/useConfigFiles.js";
 
 const fixture = useRedisServer();
-const cleanups: (() => Promise<void>)[] = [];
-
-afterAll(async () => {
-  await Promise.all(cleanups.map((cleanup) => cleanup()));
-});
-
-async function configPath(config: unknown): Promise<string> {
-  const file = await writeConfigFile(config);
-  cleanups.push(file.remove);
-  return file.path;
-}
+const configPath = useConfigFiles();
 
 describe("usage", () => {
   it.each([

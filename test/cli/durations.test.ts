@@ -1,20 +1,11 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { runCli, writeConfigFile } from "../support/daemonProcess.js";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { useConfigFiles } from "../support/useConfigFiles.js";
 import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 
 const fixture = useRedisServer();
-const cleanups: (() => Promise<void>)[] = [];
-
-afterAll(async () => {
-  await Promise.all(cleanups.map((cleanup) => cleanup()));
-});
-
-async function configPath(config: unknown): Promise<string> {
-  const file = await writeConfigFile(config);
-  cleanups.push(file.remove);
-  return file.path;
-}
+const configPath = useConfigFiles();
 
 /** No --config and no STREAM_JANITOR_CONFIG, whatever the environment running the tests has. */
 const NO_CONFIG_ENV = { STREAM_JANITOR_CONFIG: undefined };

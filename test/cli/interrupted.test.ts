@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { waitFor } from "../support/waitFor.js";
+import { useConfigFiles } from "../support/useConfigFiles.js";
 import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 
 const fixture = useRedisServer();
@@ -15,11 +15,7 @@ afterAll(async () => {
   await Promise.all(cleanups.map((cleanup) => cleanup()));
 });
 
-async function configPath(config: unknown): Promise<string> {
-  const file = await writeConfigFile(config);
-  cleanups.push(file.remove);
-  return file.path;
-}
+const configPath = useConfigFiles();
 
 describe("an interrupted one-shot command", () => {
   it("dlq redrive prints what it moved and exits 130 on SIGINT", async () => {

@@ -1,28 +1,22 @@
 import type { Cluster } from "ioredis";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { JanitorConfig } from "../../src/core/configTypes.js";
 import { keySlot } from "../../src/core/keySlot.js";
 import { slotFenceKey } from "../../src/core/fence.js";
-import { DaemonProcess, runCli, writeConfigFile } from "../support/daemonProcess.js";
+import { DaemonProcess, runCli } from "../support/daemonProcess.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
 import { clusterTestConfig } from "../support/clusterTestConfig.js";
 import { waitFor } from "../support/waitFor.js";
+import { useConfigFiles } from "../support/useConfigFiles.js";
 
 const running: DaemonProcess[] = [];
-const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((daemon) => daemon.kill()));
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function configPath(config: JanitorConfig): Promise<string> {
-  const file = await writeConfigFile(config);
-  cleanups.push(file.remove);
-  return file.path;
-}
+const configPath = useConfigFiles();
 
 async function start(path: string): Promise<DaemonProcess> {
   const daemon = await DaemonProcess.start(path);
