@@ -18,7 +18,7 @@ export interface BackoffPolicy {
 }
 
 /** The jitter in thousandths, as the script gets it (backoffJitter is checked to be 0..0.5). */
-export function jitterPermille(backoffJitter: number): number {
+function jitterPermille(backoffJitter: number): number {
   return Math.round(backoffJitter * 1000);
 }
 
@@ -43,7 +43,7 @@ function lowDigits(digits: string): number {
  * turn does not move from sweep to sweep. A linear mix of the id's low digits, scrambled by one
  * step of the Park-Miller generator so that neighbouring ids spread over the whole range.
  */
-export function jitterOffset(id: string, spread: number): number {
+function jitterOffset(id: string, spread: number): number {
   if (spread === 0) return 0;
   const dash = id.indexOf("-");
   const msLow = lowDigits(id.slice(0, dash));
@@ -60,10 +60,4 @@ export function dueAfterMs(policy: BackoffPolicy, id: string, deliveries: number
   const base = tiers[tier - 1] ?? 0;
   if (spread === 0) return base;
   return Math.floor((base * (1000 + jitterOffset(id, spread))) / 1000);
-}
-
-/** The lowest threshold any entry can have: what XAUTOCLAIM may be asked for as min-idle. */
-export function lowestDueAfterMs(policy: BackoffPolicy): number {
-  const lowest = Math.min(...policy.tiers);
-  return Math.floor((lowest * (1000 - policy.jitterPermille)) / 1000);
 }
