@@ -85,7 +85,7 @@ local rotation = tonumber(arg.rotation)
 -- count and jittered by id; XAUTOCLAIM is given the lowest threshold as min-idle (`claimIdle`).
 -- Not configured: every threshold is minIdle and nothing is computed per entry.
 local spread = tonumber(arg.backoffJitter or '0')
-local tiers, tierCount, claimIdle = parseTiers(arg.backoffMs or '', spread)
+local tiers, tierCount, claimIdle, alwaysDue = parseTiers(arg.backoffMs or '', spread)
 local backoff = spread > 0 or tierCount > 1 or (tierCount == 1 and tiers[1] ~= minIdle)
 if not backoff then claimIdle = minIdle end
 
@@ -556,11 +556,13 @@ end
 -- Backoff: an entry idle past claimIdle but not past its own threshold is waiting. Its idle time
 -- in this window's copy of its XPENDING line is set to -1, so that the runs below split around
 -- it: never claimed nor touched (only claimed entries' lines are used to put entries back).
+-- Below claimIdle or from alwaysDue on, the answer needs no per-entry threshold.
 local function markWaiting(window, count)
   for i = 1, count do
     local entry = window[i]
     local idle = entry[3]
-    if idle >= claimIdle and idle < dueAfter(tiers, tierCount, spread, entry[1], entry[4]) then
+    if idle >= claimIdle and idle < alwaysDue
+      and idle < dueAfter(tiers, tierCount, spread, entry[1], entry[4]) then
       entry[3] = -1
     end
   end

@@ -23,14 +23,17 @@ local function dueAfter(tiers, tierCount, spread, id, deliveries)
   return math.floor(base * (1000 + jitterOffset(id, spread)) / 1000)
 end
 
--- The tiers from their ARGV form (comma-separated integers), and the lowest threshold any entry
--- can have: what XAUTOCLAIM is given as min-idle, so that it claims every due entry of a run.
+-- The tiers from their ARGV form (comma-separated integers), the lowest threshold any entry can
+-- have (what XAUTOCLAIM is given as min-idle, so that it claims every due entry of a run), and
+-- the highest (an entry idle that long is due whatever its id and count: nothing to compute).
 local function parseTiers(text, spread)
-  local tiers, count, lowest = {}, 0, nil
+  local tiers, count, lowest, highest = {}, 0, nil, 0
   for value in string.gmatch(text, '%d+') do
     count = count + 1
     tiers[count] = tonumber(value)
     if not lowest or tiers[count] < lowest then lowest = tiers[count] end
+    if tiers[count] > highest then highest = tiers[count] end
   end
-  return tiers, count, math.floor((lowest or 0) * (1000 - spread) / 1000)
+  return tiers, count, math.floor((lowest or 0) * (1000 - spread) / 1000),
+    math.floor(highest * (1000 + spread) / 1000)
 end
