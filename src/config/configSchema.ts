@@ -88,6 +88,18 @@ function durationBetween(min: number, max?: number): Check {
 
 const duration = durationBetween(1, MAX_DURATION_MS);
 
+/** `backoffMs`: a short list of durations, each one like a key ending in `Ms`. */
+const durationList: Check = {
+  expected: `a list of at most 100 durations, each ${durationExpected(1, MAX_DURATION_MS)}`,
+  test: (v) => Array.isArray(v) && v.length <= 100 && v.every((item) => duration.test(item)),
+};
+
+/** `backoffJitter`: a fraction of each threshold, used in thousandths. */
+const jitter: Check = {
+  expected: "a number between 0 and 0.5 (used in steps of 0.001)",
+  test: (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 0.5,
+};
+
 function oneOf(values: readonly string[]): Check {
   return {
     expected: `one of ${values.join(", ")}`,
@@ -266,6 +278,12 @@ export const groupSchema = {
     "> 0: delete consumers that own nothing and were inactive this long (0: never)",
     durationBetween(0, MAX_DURATION_MS),
   ),
+  backoffMs: leaf<number[]>(
+    [],
+    "claim thresholds by delivery count: an entry delivered d times waits max(minIdleMs, backoffMs[min(d, len) - 1])",
+    durationList,
+  ),
+  backoffJitter: leaf(0, "0..0.5: per-entry spread of each threshold, stable per id", jitter),
 } satisfies SectionSpec;
 
 /** One element of `retention` (checked by checkRetention, like groups by loadConfig). */
@@ -289,6 +307,8 @@ export const discoverSchema = {
   deadLetterStream: groupSchema.deadLetterStream,
   deadLetterMaxLen: groupSchema.deadLetterMaxLen,
   reapConsumersIdleMs: groupSchema.reapConsumersIdleMs,
+  backoffMs: groupSchema.backoffMs,
+  backoffJitter: groupSchema.backoffJitter,
 } satisfies SectionSpec;
 
 export function isLeaf(node: SchemaNode): node is LeafSpec {

@@ -21,9 +21,19 @@ export interface GroupSource {
   off(event: "change", listener: (change: GroupChange) => void): unknown;
 }
 
+/** Settings are scalars, or lists of them (backoffMs): a list read again is a new array. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, index) => item === b[index]);
+  }
+  return a === b;
+}
+
 function sameSettings(a: ResolvedGroup, b: ResolvedGroup): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].every((key) => a[key as keyof ResolvedGroup] === b[key as keyof ResolvedGroup]);
+  return [...keys].every((key) =>
+    sameValue(a[key as keyof ResolvedGroup], b[key as keyof ResolvedGroup]),
+  );
 }
 
 /**

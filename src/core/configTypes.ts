@@ -25,6 +25,14 @@ export interface GroupConfig {
    * only for configurations built in code; loadConfig always sets it (default 0: never).
    */
   reapConsumersIdleMs?: number;
+  /**
+   * Claim thresholds by delivery count: an entry delivered d times is claimed once idle
+   * max(minIdleMs, backoffMs[min(d, len) - 1]) (src/core/backoffThreshold.ts). Optional, like
+   * reapConsumersIdleMs, for configurations built in code; loadConfig always sets it (default []).
+   */
+  backoffMs?: number[];
+  /** 0..0.5: each threshold times a factor in [1 - j, 1 + j] fixed by the entry's id (default 0). */
+  backoffJitter?: number;
 }
 
 /** One `retention` entry: the leader trims the stream safely toward these limits (0: none). */

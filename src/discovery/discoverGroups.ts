@@ -125,6 +125,8 @@ function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string)
     requeueStream: entry.requeueStream,
     deadLetterStream: entry.deadLetterStream,
     deadLetterMaxLen: entry.deadLetterMaxLen,
+    backoffMs: entry.backoffMs,
+    backoffJitter: entry.backoffJitter,
   });
 }
 

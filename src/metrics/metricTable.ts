@@ -59,6 +59,13 @@ export const METRIC_TABLE = {
       help: "Redis time (Unix seconds) at which the last completed PEL scan of the group started: the freshness of pending_max_idle_seconds and pending_max_deliveries. No sample before the first scan.",
       labelNames: GROUP,
     },
+    pendingDueEntries: {
+      name: "stream_janitor_pending_due_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "Pending entries the next sweep would claim: idle past minIdleMs, or with backoffMs past their tier (times their jitter), as of the last paged PEL scan (see pel_scan_timestamp_seconds); before the first scan, 1 when the oldest pending entry is due, else 0 (a lower bound).",
+      labelNames: GROUP,
+    },
     lagEntries: {
       name: "stream_janitor_lag_entries",
       type: "gauge",

@@ -50,12 +50,13 @@ const HEADER = [
   "DEAD LETTERS",
   "OLDEST DEAD",
   "HEADROOM",
+  "DUE",
 ] as const;
-const NUMERIC = new Set([2, 5, 7]);
+const NUMERIC = new Set([2, 5, 7, 10]);
 
 function row(group: GroupInspection): string[] {
   if (group.error !== undefined) {
-    return [group.stream, group.group, "-", `error: ${group.error}`, "", "", "", "", "", ""];
+    return [group.stream, group.group, "-", `error: ${group.error}`, "", "", "", "", "", "", ""];
   }
   const top =
     group.topConsumers?.map(({ consumer, pending }) => `${consumer}:${pending}`).join(",") ?? "";
@@ -71,6 +72,9 @@ function row(group: GroupInspection): string[] {
     String(group.deadLetterLength ?? 0),
     formatDuration(group.oldestDeadLetterAgeMs),
     formatDuration(group.retentionHeadroomMs),
+    group.pendingDue === undefined
+      ? "-"
+      : `${group.pendingDue}${group.pendingDueAtLeast === true ? "+" : ""}`,
   ];
 }
 

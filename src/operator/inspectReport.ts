@@ -1,12 +1,16 @@
 import type { JanitorConfig, RetentionConfig } from "../core/configTypes.js";
 import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
+import { scanGroupPel } from "../scrape/PelScanner.js";
 import { type GroupReading } from "../scrape/GroupReading.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { compareStreamIds, streamIdMs } from "../core/streamIds.js";
+
+/** Inspect's PEL scan (for the due entries) stops after this many entries per group. */
+const INSPECT_SCAN_LIMIT = 100_000;
 
 /** Consumers listed per group: those holding the most pending entries. */
 const TOP_CONSUMERS = 3;
@@ -21,6 +25,13 @@ export interface GroupInspection {
   oldestPendingAgeMs?: number | null;
   /** How long ago that entry was last delivered. */
   oldestPendingIdleMs?: number | null;
+  /**
+   * Pending entries the next sweep would claim (idle past minIdleMs, or past their backoff tier):
+   * from one paged scan of the PEL, as stream_janitor_pending_due_entries has it.
+   */
+  pendingDue?: number;
+  /** Set when the PEL is larger than inspect scans (INSPECT_SCAN_LIMIT): pendingDue is a lower bound. */
+  pendingDueAtLeast?: true;
   topConsumers?: { consumer: string; pending: number }[];
   consumersWithPending?: number;
   /** XINFO GROUPS lag; null when Redis does not know it. */
@@ -79,6 +90,7 @@ function inspectGroup(
   streamLength: number | undefined,
   oldestDeadLetterId: string | undefined,
   retention: RetentionConfig | undefined,
+  due: { dueEntries: number; partial?: true } | undefined,
 ): GroupInspection {
   const { group } = reading;
   const base = {
@@ -103,6 +115,8 @@ function inspectGroup(
   return {
     ...base,
     pending: values.pending,
+    ...(due === undefined ? {} : { pendingDue: due.dueEntries }),
+    ...(due?.partial === true ? { pendingDueAtLeast: true as const } : {}),
     oldestPendingAgeMs: age(values.oldestPendingId),
     oldestPendingIdleMs: values.oldestPendingId === undefined ? null : values.oldestPendingIdleMs,
     topConsumers: consumers
@@ -122,7 +136,9 @@ function inspectGroup(
  * `inspect`: one read-only report of every configured group and of the lease. Built on the
  * metrics' own two pipelines (readGroupSnapshots) plus one more for the dead letters and the
  * lease; every command is O(1) or O(consumers) whatever the PEL size: the XPENDING summary walks
- * consumers, not entries, and only single entries are read.
+ * consumers, not entries, and only single entries are read. The due entries alone need the
+ * paged PEL scan the gauges run (1,000 entries per XPENDING call, so Redis is never blocked long),
+ * bounded to INSPECT_SCAN_LIMIT entries per group so that inspect stays quick on any PEL.
  */
 export async function readInspectReport(
   redis: RedisClient,
@@ -156,6 +172,17 @@ export async function readInspectReport(
   // On Cluster these keys live on several nodes: one pipeline per node (the lease key and its
   // companions share one slot, so the holder record is read from the node holding the lease).
   const replies = await runReadPipeline(redis, commands, timeoutMs);
+  const never = new AbortController().signal;
+  const due = await Promise.all(
+    snapshot.groups.map(async (reading) =>
+      reading.state === "ok" && reading.values.pending > 0
+        ? await scanGroupPel(redis, reading.group, never, {
+            pageTimeoutMs: timeoutMs,
+            maxEntries: INSPECT_SCAN_LIMIT,
+          })
+        : { dueEntries: 0 },
+    ),
+  );
   const [value, ttl, token] = [0, 1, 2].map((index) => replies[index]?.value);
   const holder = hgetallRecord(replies[3]?.value);
   const lease: LeaseInspection = {
@@ -189,6 +216,7 @@ export async function readInspectReport(
       snapshot.streamLengths.get(reading.group.stream),
       first,
       retention,
+      due[index],
     );
   });
   return { nowMs: snapshot.nowMs, lease, groups: inspections };

@@ -12,6 +12,7 @@ import { runPipeline, replyValue, type Command } from "../redis/pipeline/runPipe
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
 import { backgroundTimers, type Timers } from "../core/timers.js";
+import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 
 /** The exact PEL extremes of one group, as of one full scan. */
 export interface PelScanResult {
@@ -20,6 +21,13 @@ export interface PelScanResult {
   maxIdleMs: number;
   maxDeliveries: number;
   entries: number;
+  /**
+   * Entries idle past their claim threshold (minIdleMs, or their backoff tier with its jitter,
+   * as sweepPage.lua decides) as of the scan: what the next sweep would claim.
+   */
+  dueEntries: number;
+  /** Set when the scan stopped at its maxEntries bound: the counts cover the first entries only. */
+  partial?: true;
 }
 
 export interface PelScannerOptions {
@@ -54,6 +62,13 @@ function timersOf(setTimer: NonNullable<PelScannerOptions["setTimer"]>): Timers 
 const DEFAULT_PAGE_SIZE = 1000;
 
 const DEFAULT_PAGE_TIMEOUT_MS = 10_000;
+
+interface PageOptions {
+  pageSize?: number | undefined;
+  pageTimeoutMs?: number | undefined;
+  /** Stop after about this many entries (whole pages); unbounded by default. */
+  maxEntries?: number | undefined;
+}
 
 /**
  * Scans every group's whole PEL with client-side paging (`XPENDING key group start + 1000`, then
@@ -164,7 +179,8 @@ export class PelScanner {
       if (signal.aborted) return;
       const generation = this.generations.get(group.id);
       try {
-        const result = await this.scanGroup(group, signal);
+        const { redis, pageSize, pageTimeoutMs } = this.options;
+        const result = await scanGroupPel(redis, group, signal, { pageSize, pageTimeoutMs });
         if (result === undefined) return;
         // Changed by a sweep meanwhile: this maximum may be gone; the rescan will tell.
         if (this.generations.get(group.id) !== generation) continue;
@@ -181,46 +197,54 @@ export class PelScanner {
     }
     this.lastFailure = "";
   }
+}
 
-  /** undefined when aborted halfway: a partial scan is no maximum. */
-  private async scanGroup(
-    group: ResolvedGroup,
-    signal: AbortSignal,
-  ): Promise<PelScanResult | undefined> {
-    const {
-      redis,
-      pageSize = DEFAULT_PAGE_SIZE,
-      pageTimeoutMs = DEFAULT_PAGE_TIMEOUT_MS,
-    } = this.options;
-    const page = (start: string): Command => [
-      "XPENDING",
-      group.stream,
-      group.group,
-      start,
-      "+",
-      pageSize,
-    ];
-    // TIME travels with the first page: the scan's timestamp costs no extra round trip.
-    const [time, firstPage] = await runPipeline(redis, [["TIME"], page("-")], pageTimeoutMs);
-    const result: PelScanResult = {
-      scannedAtMs: parseRedisTime(replyValue(time)),
-      maxIdleMs: 0,
-      maxDeliveries: 0,
-      entries: 0,
-    };
-    let entries: PendingEntry[] = parsePendingPage(replyValue(firstPage));
-    for (;;) {
-      for (const entry of entries) {
-        if (entry.idleMs > result.maxIdleMs) result.maxIdleMs = entry.idleMs;
-        if (entry.deliveries > result.maxDeliveries) result.maxDeliveries = entry.deliveries;
-      }
-      result.entries += entries.length;
-      const last = entries.at(-1);
-      if (entries.length < pageSize || last === undefined) return result;
-      if (signal.aborted) return undefined;
-      // Exclusive start (6.2+): the next page begins right after the last id seen.
-      const [next] = await runPipeline(redis, [page(`(${last.id}`)], pageTimeoutMs);
-      entries = parsePendingPage(replyValue(next));
+/**
+ * One group's whole PEL, paged (see PelScanner): its extremes and due entries. Also run once by
+ * `inspect`. undefined when aborted halfway: a partial scan is no maximum.
+ */
+export async function scanGroupPel(
+  redis: RedisClient,
+  group: ResolvedGroup,
+  signal: AbortSignal,
+  {
+    pageSize = DEFAULT_PAGE_SIZE,
+    pageTimeoutMs = DEFAULT_PAGE_TIMEOUT_MS,
+    maxEntries = Infinity,
+  }: PageOptions = {},
+): Promise<PelScanResult | undefined> {
+  const page = (start: string): Command => [
+    "XPENDING",
+    group.stream,
+    group.group,
+    start,
+    "+",
+    pageSize,
+  ];
+  // TIME travels with the first page: the scan's timestamp costs no extra round trip.
+  const [time, firstPage] = await runPipeline(redis, [["TIME"], page("-")], pageTimeoutMs);
+  const result: PelScanResult = {
+    scannedAtMs: parseRedisTime(replyValue(time)),
+    maxIdleMs: 0,
+    maxDeliveries: 0,
+    entries: 0,
+    dueEntries: 0,
+  };
+  const policy = backoffPolicy(group);
+  let entries: PendingEntry[] = parsePendingPage(replyValue(firstPage));
+  for (;;) {
+    for (const entry of entries) {
+      if (entry.idleMs > result.maxIdleMs) result.maxIdleMs = entry.idleMs;
+      if (entry.deliveries > result.maxDeliveries) result.maxDeliveries = entry.deliveries;
+      if (entry.idleMs >= dueAfterMs(policy, entry.id, entry.deliveries)) result.dueEntries += 1;
     }
+    result.entries += entries.length;
+    const last = entries.at(-1);
+    if (entries.length < pageSize || last === undefined) return result;
+    if (result.entries >= maxEntries) return { ...result, partial: true };
+    if (signal.aborted) return undefined;
+    // Exclusive start (6.2+): the next page begins right after the last id seen.
+    const [next] = await runPipeline(redis, [page(`(${last.id}`)], pageTimeoutMs);
+    entries = parsePendingPage(replyValue(next));
   }
 }

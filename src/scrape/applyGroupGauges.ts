@@ -4,6 +4,7 @@ import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
 import type { GroupValues, ScrapeSnapshot } from "./GroupReading.js";
 import { idMs } from "../redis/replies.js";
+import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 
 export interface GaugeOptions {
   perConsumer: boolean;
@@ -20,6 +21,7 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.pendingOldestAgeSeconds,
     metrics.pendingMaxDeliveries,
     metrics.pelScanTimestampSeconds,
+    metrics.pendingDueEntries,
     metrics.lagEntries,
     metrics.lagValid,
     metrics.lagSeconds,
@@ -98,8 +100,18 @@ function waitingBoundMs(
   return Math.max(0, nowMs - idMs(values.lastDeliveredId));
 }
 
+/** Due entries: exact as of the scan; before it, whether the oldest entry is due (a lower bound). */
+function dueEntries(group: ResolvedGroup, values: GroupValues, scan: PelScanResult | undefined) {
+  if (scan !== undefined) return scan.dueEntries;
+  const oldestId = values.oldestPendingId;
+  if (values.pending === 0 || oldestId === undefined) return 0;
+  const threshold = dueAfterMs(backoffPolicy(group), oldestId, values.oldestPendingDeliveries);
+  return values.oldestPendingIdleMs >= threshold ? 1 : 0;
+}
+
 function setGroup(
   metrics: JanitorMetrics,
+  group: ResolvedGroup,
   labels: GroupLabels,
   values: GroupValues,
   nowMs: number,
@@ -117,6 +129,7 @@ function setGroup(
   metrics.pendingMaxIdleSeconds.set(labels, empty ? 0 : seconds(maxIdleMs));
   metrics.pendingMaxDeliveries.set(labels, empty ? 0 : maxDeliveries);
   if (scan !== undefined) metrics.pelScanTimestampSeconds.set(labels, scan.scannedAtMs / 1000);
+  metrics.pendingDueEntries.set(labels, dueEntries(group, values, scan));
 
   // Never turn a null lag into 0: no sample, and lag_valid says why.
   const lag = validLag(values, options);
@@ -162,6 +175,6 @@ export function applyGroupGauges(
     metrics.groupReadable.set(labels, reading.state === "ok" ? 1 : 0);
     if (reading.state !== "ok") continue;
     const { group, values } = reading;
-    setGroup(metrics, labels, values, snapshot.nowMs, scans.get(group.id), options);
+    setGroup(metrics, group, labels, values, snapshot.nowMs, scans.get(group.id), options);
   }
 }

@@ -4,6 +4,7 @@ import { callScript, type ScriptCall, type ScriptedRedis } from "./scriptedRedis
 import type { RedisErrorCode } from "../redis/redisErrors.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { fenceArguments } from "../core/fence.js";
+import { backoffPolicy } from "../core/backoffThreshold.js";
 
 /**
  * The interface of src/scripts/lua/sweepPage.lua, in one place: the typed request, the
@@ -83,6 +84,7 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
   const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
   const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
   if (fenceArgs !== undefined) keys.push(fenceArgs.key);
+  const backoff = backoffPolicy(group);
   return [
     keys.length,
     ...keys,
@@ -112,6 +114,10 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
     fenceArgs?.value ?? "",
     "rotation",
     request.rotation,
+    "backoffMs",
+    backoff.tiers.join(","),
+    "backoffJitter",
+    backoff.jitterPermille,
   ];
 }
 

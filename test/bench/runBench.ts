@@ -8,6 +8,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { backoffScenario } from "./backoff.js";
 import { cliStartupScenario } from "./cliStartup.js";
 import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
@@ -33,6 +34,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "7": sparseScenario,
   "8": discoveryScenario,
   "9": cliStartupScenario,
+  "10": backoffScenario,
 };
 /**
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect

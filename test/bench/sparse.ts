@@ -30,7 +30,8 @@ end
 return #args - 5
 `;
 
-async function seedSparse(redis: Redis, stream: string, size: number, every: number) {
+/** Every `every`-th entry of `size` stuck for an hour, the others fresh (also for backoff.ts). */
+export async function seedSparse(redis: Redis, stream: string, size: number, every: number) {
   await redis.call("XGROUP", "CREATE", stream, GROUP, "$", "MKSTREAM");
   for (let offset = 0; offset < size; offset += 5000) {
     await redis.call(

@@ -42,6 +42,8 @@ const GROUP_DEFAULTS = {
   deadLetterStream: "",
   deadLetterMaxLen: 0,
   reapConsumersIdleMs: 0,
+  backoffMs: [],
+  backoffJitter: 0,
 };
 
 const CONTRACT_YAML = `
@@ -129,6 +131,8 @@ describe("loadConfig", () => {
           deadLetterStream: "{orders}:dead",
           deadLetterMaxLen: 1000,
           reapConsumersIdleMs: 3_600_000,
+          backoffMs: [],
+          backoffJitter: 0,
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],

@@ -20,4 +20,13 @@ describe("GroupSet", () => {
     expect(changes[0]?.updated.map((g) => g.id)).toEqual(["a/workers"]);
     expect(set.current()).toEqual([slowerA, c]);
   });
+
+  it("compares backoffMs by value: the same list read again is no change, another list is", () => {
+    const set = new GroupSet([groupConfig("a", { backoffMs: [1000, 5000] })]);
+    expect(set.replace([groupConfig("a", { backoffMs: [1000, 5000] })])).toBeUndefined();
+    const changes: GroupChange[] = [];
+    set.on("change", (change) => changes.push(change));
+    set.replace([groupConfig("a", { backoffMs: [1000, 6000] })]);
+    expect(changes[0]?.updated.map((g) => g.id)).toEqual(["a/workers"]);
+  });
 });

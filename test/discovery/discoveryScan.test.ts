@@ -76,6 +76,18 @@ describe("discovery scan", () => {
     expect(groups[0]?.deadLetterStream).toBe(`{${prefix}:s}:dead`);
   });
 
+  it("gives discovered groups the pattern's backoff", async () => {
+    const prefix = uniquePrefix("backoff");
+    await groupOn(fixture.redis, `${prefix}:s`, "workers");
+    const config = discoveryConfig(fixture.server.url, prefix, [
+      pattern(`${prefix}:*`, { backoffMs: [1000, 30_000], backoffJitter: 0.25 }),
+    ]);
+    const groups = await discoverGroups(fixture.redis, config);
+    expect(groups.map((group) => [group.backoffMs, group.backoffJitter])).toEqual([
+      [[1000, 30_000], 0.25],
+    ]);
+  });
+
   it("returns listed groups first and lets the first matching pattern win", async () => {
     const prefix = uniquePrefix("order");
     await groupOn(fixture.redis, `${prefix}:a`, "workers");

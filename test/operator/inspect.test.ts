@@ -4,6 +4,7 @@ import type { InspectReport } from "../../src/operator/inspectReport.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { addDeadLetters } from "./deadLetterFixtures.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 
 const fixture = useRedisServer();
 const cleanups: (() => Promise<void>)[] = [];
@@ -181,5 +182,31 @@ describe("inspect", () => {
     expect(row.indexOf("billing")).toBe(header.indexOf("GROUP"));
     expect(row).toContain("worker-a:4,worker-b:2");
     expect(result.stdout).toContain("held by janitor-7f9c pid 4242, fencing token 17");
+  });
+
+  it("shows the pending entries due for the next sweep, with backoff, in JSON and in the table", async () => {
+    const stream = uniquePrefix("inspect-due");
+    const add = (count: number, deliveries: number) =>
+      addStuckEntries(fixture.redis, stream, "billing", numberedBodies(count), {
+        idleMs: 10_000,
+        deliveries,
+      });
+    await add(3, 1); // due: past the first tier (5 s)
+    await add(2, 2); // waiting: the second delivery waits 1 min
+    const config = await writeConfigFile({
+      groups: [{ stream, group: "billing", minIdleMs: "1s", backoffMs: ["5s", "1m"] }],
+    });
+    cleanups.push(config.remove);
+    const env = { STREAM_JANITOR_REDIS_URL: fixture.server.url };
+
+    const json = await runCli(["inspect", "--json", "--config", config.path], env);
+    const table = await runCli(["inspect", "--config", config.path], env);
+
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as InspectReport;
+    expect(report.groups[0]).toMatchObject({ pending: 5, pendingDue: 3 });
+    const [header = "", row = ""] = table.stdout.split("\n");
+    expect(header).toMatch(/HEADROOM\s+DUE$/u);
+    expect(row).toMatch(/\s3$/u);
   });
 });

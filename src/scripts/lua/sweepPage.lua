@@ -39,6 +39,9 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   deadLetterMaxLen   MAXLEN ~ cap of the dead-letter stream; 0: never trimmed
   fence              the value KEYS[5] must hold, or 'token:<n>' on Cluster
   rotation           round-robin offset among the live reassign candidates
+  backoffMs          claim thresholds by delivery count, comma-separated, each already raised
+                     to minIdleMs (includes/backoff.lua); equal to minIdleMs: no backoff
+  backoffJitter      per-entry spread of each threshold, in thousandths (0..500)
 
 Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
@@ -52,7 +55,7 @@ Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepE
   FENCED, NOSTREAM, WRONGTYPE, NOGROUP, IDSEXHAUSTED, CONSUMERBUSY
 
 Included when loaded (src/scripts/scriptedRedis.ts): includes/fence.lua, streamIds.lua,
-metadata.lua, limits.lua. Their code runs once per call, never per entry.
+metadata.lua, limits.lua, backoff.lua. Their code runs once per call, never per entry.
 
 Bodies stay inside Redis: Lua strings are byte strings, so fields are copied exactly, in order.
 Ids are never turned into numbers (doubles lose precision above 2^53) nor stepped: each window
@@ -63,6 +66,7 @@ is read with one entry of look-ahead, whose id is the next cursor.
 --- @include "streamIds"
 --- @include "metadata"
 --- @include "limits"
+--- @include "backoff"
 
 local source, target, deadLetters, touchesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 -- Called once per entry: as upvalues rather than global lookups.
@@ -77,6 +81,13 @@ local firstWindow = tonumber(arg.firstWindow)
 local budgetUs = tonumber(arg.budgetUs)
 local maxDeliveries = tonumber(arg.maxDeliveries)
 local rotation = tonumber(arg.rotation)
+-- Backoff (includes/backoff.lua): an entry is due once idle past its own threshold, by delivery
+-- count and jittered by id; XAUTOCLAIM is given the lowest threshold as min-idle (`claimIdle`).
+-- Not configured: every threshold is minIdle and nothing is computed per entry.
+local spread = tonumber(arg.backoffJitter or '0')
+local tiers, tierCount, claimIdle, alwaysDue = parseTiers(arg.backoffMs or '', spread)
+local backoff = spread > 0 or tierCount > 1 or (tierCount == 1 and tiers[1] ~= minIdle)
+if not backoff then claimIdle = minIdle end
 
 local function nowUs()
   local t = redis.call('TIME')
@@ -521,7 +532,7 @@ end
 -- them. Returns the position after the last entry accounted for.
 local function claimAndRead(window, first, last)
   claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[first][1],
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, claimIdle, window[first][1],
     'COUNT', last - first + 1, 'JUSTID')
   claiming, handledCount = reply[2], 0 -- until their bodies are read: put back on an error
   return settle(window, first, last, bodiesOf(reply[2]), reply[3] or NONE)
@@ -537,19 +548,35 @@ local function sweepRun(window, first, last)
     return position
   end
   claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, minIdle, window[first][1],
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, claimIdle, window[first][1],
     'COUNT', last - first + 1)
   return settle(window, first, last, reply[2], reply[3] or NONE)
 end
 
--- One window: claims its idle entries (at most `claimLimit`) and handles them. Returns the
--- number of entries examined.
+-- Backoff: an entry idle past claimIdle but not past its own threshold is waiting. Its idle time
+-- in this window's copy of its XPENDING line is set to -1, so that the runs below split around
+-- it: never claimed nor touched (only claimed entries' lines are used to put entries back).
+-- Below claimIdle or from alwaysDue on, the answer needs no per-entry threshold.
+local function markWaiting(window, count)
+  for i = 1, count do
+    local entry = window[i]
+    local idle = entry[3]
+    if idle >= claimIdle and idle < alwaysDue
+      and idle < dueAfter(tiers, tierCount, spread, entry[1], entry[4]) then
+      entry[3] = -1
+    end
+  end
+end
+
+-- One window: claims its due entries (at most `claimLimit`) and handles them. Returns the
+-- number of entries examined. Due: idle at least claimIdle (minIdle without backoff).
 local function sweepWindow(window, size, claimLimit)
-  -- The window ends before its (claimLimit + 1)-th idle entry.
+  -- The window ends before its (claimLimit + 1)-th due entry.
   local examined = math.min(#window, size)
+  if backoff then markWaiting(window, examined) end
   local idleCount = 0
   for i = 1, examined do
-    if window[i][3] >= minIdle then
+    if window[i][3] >= claimIdle then
       if idleCount == claimLimit then
         examined = i - 1
         break
@@ -563,11 +590,11 @@ local function sweepWindow(window, size, claimLimit)
   local ok, err = pcall(function()
     local first = 1
     while first <= examined do
-      if window[first][3] >= minIdle then
+      if window[first][3] >= claimIdle then
         local last = examined -- every entry idle: one run, the usual case of a stuck PEL
         if idleCount < examined then
           last = first
-          while last < examined and window[last + 1][3] >= minIdle do last = last + 1 end
+          while last < examined and window[last + 1][3] >= claimIdle do last = last + 1 end
         end
         first = sweepRun(window, first, last)
       else
