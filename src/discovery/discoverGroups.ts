@@ -125,6 +125,7 @@ function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string)
     requeueStream: entry.requeueStream,
     deadLetterStream: entry.deadLetterStream,
     deadLetterMaxLen: entry.deadLetterMaxLen,
+    retryLane: entry.retryLane,
   });
 }
 

@@ -41,6 +41,7 @@ const GROUP_DEFAULTS = {
   requeueStream: "",
   deadLetterStream: "",
   deadLetterMaxLen: 0,
+  retryLane: false,
   reapConsumersIdleMs: 0,
 };
 
@@ -128,6 +129,7 @@ describe("loadConfig", () => {
           requeueStream: "",
           deadLetterStream: "{orders}:dead",
           deadLetterMaxLen: 1000,
+          retryLane: false,
           reapConsumersIdleMs: 3_600_000,
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
