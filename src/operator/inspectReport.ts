@@ -39,6 +39,9 @@ export interface GroupInspection {
    */
   retentionHeadroomMs?: number | null;
   retention?: RetentionConfig;
+  /** With retryLane: the group's retry lane and its XLEN (requeued copies not yet consumed). */
+  retryLaneStream?: string;
+  retryLaneLength?: number;
 }
 
 interface LeaseInspection {
@@ -86,6 +89,7 @@ function inspectGroup(
     group: group.group,
     deadLetterStream: group.deadLetterStream,
     ...(retention === undefined ? {} : { retention }),
+    ...(group.retryLaneStream === undefined ? {} : { retryLaneStream: group.retryLaneStream }),
   };
   if (reading.state !== "ok") return { ...base, error: describeProblem(reading) };
   const values = reading.values;
@@ -115,6 +119,9 @@ function inspectGroup(
     deadLetterLength: values.deadLetterLength ?? 0,
     oldestDeadLetterAgeMs: age(oldestDeadLetterId),
     retentionHeadroomMs: headroom,
+    ...(group.retryLaneStream === undefined
+      ? {}
+      : { retryLaneLength: values.retryLaneLength ?? 0 }),
   };
 }
 
