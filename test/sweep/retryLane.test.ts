@@ -196,6 +196,32 @@ describe("retry lane: swept as part of the group", () => {
     expect(audit[0]?.[1].map(([id]) => id)).toEqual(ids);
   });
 
+  it("consumers read the source and the lane in one XREADGROUP, as the README shows", async () => {
+    const { stream, group } = await sharedSource("lane-read-both");
+    const lane = group.retryLaneStream ?? "";
+    await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+    const fresh = await fixture.redis.xadd(stream, "*", "n", "fresh");
+
+    const reply = (await fixture.redis.xreadgroup(
+      "GROUP",
+      "workers",
+      "c1",
+      "COUNT",
+      100,
+      "STREAMS",
+      stream,
+      lane,
+      ">",
+      ">",
+    )) as [string, [string, string[]][]][];
+
+    expect(reply.map(([key, entries]) => [key, entries.map(([, f]) => f[1])])).toEqual([
+      [stream, ["fresh"]],
+      [lane, ["0"]],
+    ]);
+    expect(reply[0]?.[1][0]?.[0]).toBe(fresh);
+  });
+
   it("leaves lane entries that are not idle long enough alone", async () => {
     const { group } = await sharedSource("lane-fresh");
     const lane = group.retryLaneStream ?? "";
