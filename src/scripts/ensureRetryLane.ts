@@ -23,12 +23,12 @@ export interface EnsureRetryLaneResult {
 /** The script's errors; nothing changed on any of them. */
 export const ENSURE_RETRY_LANE_ERRORS: readonly RedisErrorCode[] = ["FENCED", "WRONGTYPE"];
 
-export function ensureRetryLaneArgs(request: EnsureRetryLaneRequest): ScriptCall {
+function ensureRetryLaneArgs(request: EnsureRetryLaneRequest): ScriptCall {
   const { keys, fenceValue } = withFence([request.lane], request.fence, request.stream);
   return scriptCall(keys, [request.group, fenceValue]);
 }
 
-export function parseEnsureRetryLaneReply(reply: unknown): EnsureRetryLaneResult {
+function parseEnsureRetryLaneReply(reply: unknown): EnsureRetryLaneResult {
   const [created, otherGroups] = replyFields("ensureRetryLane", reply, 2);
   return { created: flag(created), otherGroups: stringList(otherGroups) };
 }
