@@ -121,6 +121,18 @@ describe("retry lane: creation and refusal", () => {
     expect(await pendingEntries(fixture.redis, stream, "workers")).toHaveLength(1);
   });
 
+  it("changes nothing when the lane's key holds something else than a stream", async () => {
+    const { stream, group } = await sharedSource("lane-wrongtype");
+    await fixture.redis.set(group.retryLaneStream ?? "", "not a stream");
+
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+
+    expect(result.errorKind).toBe("wrong-type");
+    expect(result.claimed).toBe(0);
+    expect(await pendingEntries(fixture.redis, stream, "workers")).toHaveLength(1);
+    expect(await fixture.redis.get(group.retryLaneStream ?? "")).toBe("not a stream");
+  });
+
   it("creates nothing when the fence refuses (the lease is not ours)", async () => {
     const { stream, group } = await sharedSource("lane-fenced");
     await fixture.redis.set(`${stream}:lease`, "someone-else");
