@@ -273,6 +273,11 @@ export const groupSchema = {
     "0: never trimmed; > 0: approximate cap on the dead-letter stream, every entry it drops counted and logged",
     integer(0),
   ),
+  retryLane: leaf(
+    false,
+    "requeue only: copies go to the group's own retry lane, {<stream>}:<group>:retry",
+    boolean,
+  ),
   reapConsumersIdleMs: leaf(
     0,
     "> 0: delete consumers that own nothing and were inactive this long (0: never)",
@@ -306,6 +311,7 @@ export const discoverSchema = {
   requeueStream: groupSchema.requeueStream,
   deadLetterStream: groupSchema.deadLetterStream,
   deadLetterMaxLen: groupSchema.deadLetterMaxLen,
+  retryLane: groupSchema.retryLane,
   reapConsumersIdleMs: groupSchema.reapConsumersIdleMs,
   backoffMs: groupSchema.backoffMs,
   backoffJitter: groupSchema.backoffJitter,
@@ -352,6 +358,7 @@ export function checkCrossKeyRules(
 /** The dead-letter loop rule of groups, for what a pattern's settings alone can tell. */
 function checkDiscoverRules(entries: readonly DiscoverConfig[], problems: ConfigProblems): void {
   entries.forEach((entry, index) => {
+    problems.check(() => checkRetryLaneAction(entry, `discover[${index}]`));
     const { requeueStream, deadLetterStream } = entry;
     if (requeueStream !== "" && requeueStream === deadLetterStream) {
       const expected =
@@ -361,6 +368,17 @@ function checkDiscoverRules(entries: readonly DiscoverConfig[], problems: Config
       );
     }
   });
+}
+
+/** A retry lane holds requeued copies: only the requeue action makes any. */
+function checkRetryLaneAction(
+  settings: Pick<GroupConfig, "action" | "retryLane">,
+  path: string,
+): void {
+  if (settings.retryLane === true && settings.action !== "requeue") {
+    const expected = `false with action ${settings.action} (a retry lane is for action requeue)`;
+    throw new ConfigError(`${path}.retryLane`, true, expected);
+  }
 }
 
 /** client-go's leader-election rule, with the same choice of which key to blame. */
@@ -399,6 +417,7 @@ function checkGroupRules(groups: readonly GroupConfig[], problems: ConfigProblem
       return;
     }
     seen.set(pair, index);
+    problems.check(() => checkRetryLaneAction(group, path));
     // Dead letters written where the group (or its requeue target) reads would come back.
     const { deadLetterStream, stream, requeueStream, action } = group;
     const feedsBack =

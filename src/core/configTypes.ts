@@ -21,6 +21,11 @@ export interface GroupConfig {
   deadLetterStream: string;
   deadLetterMaxLen: number;
   /**
+   * requeue only: copies go to the group's own retry lane (resolveGroup names it), swept as part
+   * of the group. Optional only for configurations built in code; loadConfig always sets it.
+   */
+  retryLane?: boolean;
+  /**
    * > 0: at each sweep, delete consumers that own nothing and were inactive this long. Optional
    * only for configurations built in code; loadConfig always sets it (default 0: never).
    */

@@ -6,6 +6,11 @@ export interface ResolvedGroup extends GroupConfig {
   requeueStream: string;
   deadLetterStream: string;
   /**
+   * With `retryLane`: the group's own retry lane (also its requeueStream), swept as part of the
+   * group; undefined without.
+   */
+  retryLaneStream?: string | undefined;
+  /**
    * Hash in the source's hash slot where the sweep script records when it last XCLAIMed an entry
    * to each consumer, so that reassign never mistakes the janitor's own claims for a consumer's
    * activity (Redis 7.0 resets a consumer's idle time on XCLAIM). Expires on its own.
@@ -24,6 +29,14 @@ export function defaultDeadLetterStream(stream: string): string {
   return keyInSourceSlot(stream, "dead");
 }
 
+/**
+ * A group's retry lane, named like the default dead-letter stream and in the same hash slot:
+ * `{orders}:billing:retry` for `orders`, `{tenant}.orders:billing:retry` for `{tenant}.orders`.
+ */
+export function defaultRetryLaneStream(stream: string, group: string): string {
+  return keyInSourceSlot(stream, `${group}:retry`);
+}
+
 /** `<stream>:<suffix>`, with the stream as hash tag when it has none of its own. */
 function keyInSourceSlot(stream: string, suffix: string): string {
   if (hashTag(stream) !== undefined) return `${stream}:${suffix}`;
@@ -34,9 +47,17 @@ function keyInSourceSlot(stream: string, suffix: string): string {
 }
 
 export function resolveGroup(group: GroupConfig): ResolvedGroup {
+  const retryLaneStream =
+    group.retryLane !== true
+      ? undefined
+      : group.requeueStream === ""
+        ? defaultRetryLaneStream(group.stream, group.group)
+        : group.requeueStream;
   return {
     ...group,
-    requeueStream: group.requeueStream === "" ? group.stream : group.requeueStream,
+    requeueStream:
+      retryLaneStream ?? (group.requeueStream === "" ? group.stream : group.requeueStream),
+    retryLaneStream,
     deadLetterStream:
       group.deadLetterStream === ""
         ? defaultDeadLetterStream(group.stream)

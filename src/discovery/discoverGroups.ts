@@ -127,6 +127,7 @@ function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string)
     deadLetterMaxLen: entry.deadLetterMaxLen,
     backoffMs: entry.backoffMs,
     backoffJitter: entry.backoffJitter,
+    retryLane: entry.retryLane,
   });
 }
 

@@ -108,6 +108,13 @@ export const METRIC_TABLE = {
       help: "XLEN of the group's dead-letter stream (0 until the first dead letter creates it).",
       labelNames: GROUP,
     },
+    retryLaneLengthEntries: {
+      name: "stream_janitor_retry_lane_length_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "XLEN of the group's retry lane (retryLane: true): requeued copies waiting for the group; only for groups with a lane.",
+      labelNames: GROUP,
+    },
     consumerPendingEntries: {
       name: "stream_janitor_consumer_pending_entries",
       type: "gauge",

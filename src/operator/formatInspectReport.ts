@@ -96,5 +96,11 @@ export function formatInspectReport(report: InspectReport): string {
       ({ retention }) =>
         `retention ${retention?.stream}: maxLen ${retention?.maxLen}, maxAgeMs ${retention?.maxAgeMs}`,
     );
-  return [table, "", ...new Set(retention), leaseLine(report)].join("\n");
+  const lanes = report.groups
+    .filter((g) => g.retryLaneStream !== undefined && g.error === undefined)
+    .map(
+      (g) =>
+        `retry lane of ${g.stream}/${g.group}: ${g.retryLaneStream}, ${g.retryLaneLength ?? 0} entries`,
+    );
+  return [table, "", ...new Set(retention), ...lanes, leaseLine(report)].join("\n");
 }

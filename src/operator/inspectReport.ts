@@ -50,6 +50,9 @@ export interface GroupInspection {
    */
   retentionHeadroomMs?: number | null;
   retention?: RetentionConfig;
+  /** With retryLane: the group's retry lane and its XLEN (requeued copies not yet consumed). */
+  retryLaneStream?: string;
+  retryLaneLength?: number;
 }
 
 interface LeaseInspection {
@@ -98,6 +101,7 @@ function inspectGroup(
     group: group.group,
     deadLetterStream: group.deadLetterStream,
     ...(retention === undefined ? {} : { retention }),
+    ...(group.retryLaneStream === undefined ? {} : { retryLaneStream: group.retryLaneStream }),
   };
   if (reading.state !== "ok") return { ...base, error: describeProblem(reading) };
   const values = reading.values;
@@ -129,6 +133,9 @@ function inspectGroup(
     deadLetterLength: values.deadLetterLength ?? 0,
     oldestDeadLetterAgeMs: age(oldestDeadLetterId),
     retentionHeadroomMs: headroom,
+    ...(group.retryLaneStream === undefined
+      ? {}
+      : { retryLaneLength: values.retryLaneLength ?? 0 }),
   };
 }
 

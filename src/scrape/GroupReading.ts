@@ -19,6 +19,8 @@ export interface GroupValues {
   streamLength: number;
   /** XLEN of the dead-letter stream; undefined when that key is not a stream. */
   deadLetterLength: number | undefined;
+  /** XLEN of the group's retry lane; undefined without one (or when that key is not a stream). */
+  retryLaneLength?: number | undefined;
 }
 
 /**

@@ -27,6 +27,7 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.lagSeconds,
     metrics.streamLengthEntries,
     metrics.deadLetterLengthEntries,
+    metrics.retryLaneLengthEntries,
     metrics.consumerPendingEntries,
     metrics.groupReadable,
   ];
@@ -140,6 +141,9 @@ function setGroup(
 
   if (values.deadLetterLength !== undefined) {
     metrics.deadLetterLengthEntries.set(labels, values.deadLetterLength);
+  }
+  if (values.retryLaneLength !== undefined) {
+    metrics.retryLaneLengthEntries.set(labels, values.retryLaneLength);
   }
   if (!options.perConsumer) return;
   // Bounded cardinality: the consumers holding the most, ties by name so the set is stable.

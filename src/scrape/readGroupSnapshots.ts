@@ -30,6 +30,12 @@ interface GroupSlots {
   summary: number | undefined;
   oldest: number;
   deadLetterLength: number;
+  retryLaneLength: number | undefined;
+}
+
+/** XLEN of a retry lane; undefined without one, or when the key is not a stream. */
+function laneLength(reply: PipelineReply | undefined): number | undefined {
+  return reply === undefined || reply.error ? undefined : Number(reply.value);
 }
 
 function problem(group: ResolvedGroup, error: unknown): GroupReading {
@@ -111,6 +117,8 @@ async function readGroupSnapshotsPipelined(
       summary: options.perConsumer ? add(["XPENDING", stream, group.group]) : undefined,
       oldest: add(["XPENDING", stream, group.group, "-", "+", 1]),
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
+      retryLaneLength:
+        group.retryLaneStream === undefined ? undefined : add(["XLEN", group.retryLaneStream]),
     });
   }
   const replies = await runReadPipeline(redis, commands, options.timeoutMs, options.batchSize);
@@ -173,6 +181,9 @@ async function readGroupSnapshotsPipelined(
         lastDeliveredId: info.lastDeliveredId,
         streamLength: streamLengths.get(group.stream) ?? 0,
         deadLetterLength: deadLetter.error ? undefined : Number(deadLetter.value),
+        retryLaneLength: laneLength(
+          slot.retryLaneLength === undefined ? undefined : at(slot.retryLaneLength),
+        ),
       };
       return { group, state: "ok", values };
     } catch (error) {

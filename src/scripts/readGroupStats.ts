@@ -8,7 +8,10 @@ import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./s
  * data in the reply (GroupStatsReading), an error for the whole call is Redis' own.
  */
 export interface ReadGroupStatsRequest {
-  groups: readonly Pick<ResolvedGroup, "stream" | "group" | "deadLetterStream">[];
+  groups: readonly Pick<
+    ResolvedGroup,
+    "stream" | "group" | "deadLetterStream" | "retryLaneStream"
+  >[];
   /** Also read the XPENDING summary (per-consumer counts). */
   perConsumer: boolean;
 }
@@ -25,6 +28,8 @@ interface GroupStats {
   oldestPendingDeliveries: number;
   /** Undefined when XLEN failed (the key is not a stream). */
   deadLetterLength: number | undefined;
+  /** Undefined without a retry lane, or when XLEN failed. */
+  retryLaneLength: number | undefined;
   /** [consumer, pending] pairs; empty unless perConsumer. */
   consumers: [string, number][];
 }
@@ -52,7 +57,10 @@ export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
   const keys: string[] = [...streamIndex.keys()];
   for (const group of request.groups) keys.push(group.deadLetterStream);
   const argv: (string | number)[] = [flagArg(request.perConsumer), streamIndex.size];
-  for (const group of request.groups) argv.push(streamIndex.get(group.stream) ?? 0, group.group);
+  for (const group of request.groups) {
+    const lane = group.retryLaneStream === undefined ? 0 : keys.push(group.retryLaneStream);
+    argv.push(streamIndex.get(group.stream) ?? 0, group.group, lane);
+  }
   return scriptCall(keys, argv);
 }
 
@@ -83,6 +91,7 @@ function readStats(cursor: Cursor): GroupStats {
   const oldestPendingIdleMs = cursor.number();
   const oldestPendingDeliveries = cursor.number();
   const deadLetterLength = cursor.number();
+  const retryLaneLength = cursor.number();
   const consumers: [string, number][] = [];
   for (let count = cursor.number(); count > 0; count -= 1) {
     consumers.push([cursor.string(), cursor.number()]);
@@ -95,6 +104,7 @@ function readStats(cursor: Cursor): GroupStats {
     oldestPendingIdleMs,
     oldestPendingDeliveries,
     deadLetterLength: deadLetterLength < 0 ? undefined : deadLetterLength,
+    retryLaneLength: retryLaneLength < 0 ? undefined : retryLaneLength,
     consumers,
   };
 }

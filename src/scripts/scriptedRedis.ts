@@ -16,6 +16,7 @@ const SCRIPTS = {
   sjReapConsumers: "reapConsumers.lua",
   sjSafeTrim: "safeTrim.lua",
   sjReadGroupStats: "readGroupStats.lua",
+  sjEnsureRetryLane: "ensureRetryLane.lua",
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -26,6 +26,11 @@ export interface PageRequest {
   /** Round-robin offset among reassign candidates. */
   rotation: number;
   fence: Fence | undefined;
+  /**
+   * Set to sweep the group's retry lane instead of its source: the lane's PEL, requeued into the
+   * lane, dead letters naming the source stream. The fence stays the source's (same slot).
+   */
+  lane?: string;
 }
 
 export interface PageResult {
@@ -80,12 +85,15 @@ function scriptAction(action: GroupAction): string {
  * literal: this runs before every call of a sweep, on its critical path.
  */
 export function sweepPageArgs(request: PageRequest): ScriptCall {
-  const { group, fence } = request;
+  const { group, fence, lane } = request;
   const fenceArgs = fence === undefined ? undefined : fenceArguments(fence, group.stream);
-  const keys = [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey];
+  const keys =
+    lane === undefined
+      ? [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey]
+      : [lane, lane, group.deadLetterStream, group.touchesKey];
   if (fenceArgs !== undefined) keys.push(fenceArgs.key);
   const backoff = backoffPolicy(group);
-  return [
+  const args: ScriptCall = [
     keys.length,
     ...keys,
     "group",
@@ -119,6 +127,8 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
     "backoffJitter",
     backoff.jitterPermille,
   ];
+  if (lane !== undefined) args.push("originalStream", group.stream);
+  return args;
 }
 
 function strings(value: unknown): string[] {

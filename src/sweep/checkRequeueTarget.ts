@@ -8,6 +8,8 @@ export interface RequeueConflict {
   readonly groupId: string;
   readonly requeueStream: string;
   readonly otherGroups: readonly string[];
+  /** The target is the group's retry lane, which its own group reads. */
+  readonly retryLane: boolean;
 }
 
 /**
@@ -26,14 +28,20 @@ export async function findRequeueConflict(
     if (redisErrorOf(error)?.code === "NOSUCHKEY") return undefined;
     throw error;
   }
+  const retryLane = group.retryLaneStream !== undefined;
   const others =
-    group.requeueStream === group.stream
+    group.requeueStream === group.stream || retryLane
       ? names.filter((name) => name !== group.group)
       : names.length > 1
         ? names
         : [];
   if (others.length === 0) return undefined;
-  return { groupId: group.id, requeueStream: group.requeueStream, otherGroups: others };
+  return {
+    groupId: group.id,
+    requeueStream: group.requeueStream,
+    otherGroups: others,
+    retryLane,
+  };
 }
 
 /** The refusal of an operation that would append copies where other groups read them. */
@@ -41,10 +49,22 @@ export function requeueRefusal(
   conflict: RequeueConflict,
   operation: "requeue" | "redrive",
 ): string {
+  if (conflict.retryLane) return retryLaneRefusal(conflict, operation);
   return (
     `refusing to ${operation} ${conflict.groupId}: requeue stream ${conflict.requeueStream} is ` +
     `also read by group(s) ${conflict.otherGroups.join(", ")}, which would receive duplicate ` +
-    `copies; give the group its own requeueStream or use action reassign`
+    `copies; give the group its own requeueStream or use action reassign` +
+    `, or set retryLane: true (the group gets a retry lane of its own)`
+  );
+}
+
+/** A retry lane is read by its own group only: the others would receive the copies too. */
+function retryLaneRefusal(conflict: RequeueConflict, operation: "requeue" | "redrive"): string {
+  return (
+    `refusing to ${operation} ${conflict.groupId}: its retry lane ${conflict.requeueStream} is ` +
+    `also read by group(s) ${conflict.otherGroups.join(", ")}, which would receive the copies ` +
+    `too; a retry lane is read by its own group only (remove the others with XGROUP DESTROY, ` +
+    `or set another requeueStream)`
   );
 }
 

@@ -12,6 +12,7 @@ import { errorInReply } from "../redis/redisErrors.js";
 import { fenceAboveToken } from "./slotFence.js";
 import { slotRefusal } from "../core/slotRule.js";
 import { runSweepPage, type PageResult } from "../scripts/sweepPage.js";
+import { prepareRetryLane } from "./prepareRetryLane.js";
 
 export interface SweepContext {
   redis: ScriptedRedis;
@@ -154,6 +155,62 @@ function leaseLoss(signal: AbortSignal): Exclude<LostReason, "stopped"> | undefi
   return reason.reason;
 }
 
+/** Where the scan of the group's retry lane stopped, apart from the source's cursor. */
+function laneCursorKey(group: ResolvedGroup): string {
+  return `${group.id}\u0000retry-lane`;
+}
+
+/**
+ * Pages through one PEL (the source's, or with `lane` the group's retry lane) from its saved
+ * cursor until it wraps (returns true) or the budget is spent, one atomic script call per page.
+ */
+async function sweepPel(
+  group: ResolvedGroup,
+  context: SweepContext,
+  signal: AbortSignal,
+  result: GroupSweepResult,
+  lane: string | undefined,
+): Promise<boolean> {
+  const cursorKey = lane === undefined ? group.id : laneCursorKey(group);
+  const sizer = new PageSizer(context.batchSize, context.maxScriptMs);
+  let cursor = context.cursors.get(cursorKey) ?? "0-0";
+  let rotation = 0;
+  let wrapped = false;
+  while (!signal.aborted && result.examined < context.maxEntriesPerGroup) {
+    const maxClaimed = sizer.maxClaimed;
+    const page = await runSweepPage(context.redis, {
+      group,
+      janitorConsumer: context.janitorConsumer,
+      cursor,
+      maxClaimed,
+      maxExamined: context.maxEntriesPerGroup - result.examined,
+      firstWindow: sizer.firstWindow,
+      budgetMs: context.maxScriptMs,
+      rotation,
+      fence: context.fence(),
+      ...(lane === undefined ? {} : { lane }),
+    });
+    addPage(result, page);
+    sizer.record({
+      durationMs: page.durationMs,
+      claimMs: page.claimMs,
+      claimed: page.claimed,
+      maxClaimed,
+      examined: page.examined,
+    });
+    rotation += page.handedOff;
+    cursor = page.nextCursor;
+    // Redis answered: a script's own failure (kind `script`), not a connection problem.
+    if (page.error !== undefined) throw errorInReply(page.error);
+    if (cursor === "0-0") {
+      wrapped = true;
+      break;
+    }
+  }
+  context.cursors.set(cursorKey, cursor);
+  return wrapped;
+}
+
 /**
  * One sweep of one stream/group pair: pages through the PEL from the saved cursor until it wraps
  * or the budget is spent, one atomic script call per page. Never throws: a failure is reported in
@@ -184,42 +241,21 @@ export async function sweepOnce(
       result.errorKind = "refused";
       return result;
     }
-    const sizer = new PageSizer(context.batchSize, context.maxScriptMs);
-    let cursor = context.cursors.get(group.id) ?? "0-0";
-    let rotation = 0;
-    while (!signal.aborted) {
-      const maxClaimed = sizer.maxClaimed;
-      const page = await runSweepPage(context.redis, {
-        group,
-        janitorConsumer: context.janitorConsumer,
-        cursor,
-        maxClaimed,
-        maxExamined: context.maxEntriesPerGroup - result.examined,
-        firstWindow: sizer.firstWindow,
-        budgetMs: context.maxScriptMs,
-        rotation,
-        fence: context.fence(),
-      });
-      addPage(result, page);
-      sizer.record({
-        durationMs: page.durationMs,
-        claimMs: page.claimMs,
-        claimed: page.claimed,
-        maxClaimed,
-        examined: page.examined,
-      });
-      rotation += page.handedOff;
-      cursor = page.nextCursor;
-      // Redis answered: a script's own failure (kind `script`), not a connection problem.
-      if (page.error !== undefined) throw errorInReply(page.error);
-      if (cursor === "0-0") {
-        result.complete = true;
-        break;
-      }
-      if (result.examined >= context.maxEntriesPerGroup) break;
+    // Atomically created (or found) before any copy is written: a refusal changes nothing.
+    const laneRefusal = await prepareRetryLane(context.redis, group, context.fence);
+    if (laneRefusal !== undefined) {
+      result.error = laneRefusal;
+      result.errorKind = "refused";
+      return result;
     }
+    const sourceDone = await sweepPel(group, context, signal, result, undefined);
+    // The lane is swept as part of the group, within the same budget: complete once both wrapped.
+    const lane = group.retryLaneStream;
+    result.complete =
+      lane === undefined || !sourceDone
+        ? sourceDone
+        : await sweepPel(group, context, signal, result, lane);
     result.interrupted = signal.aborted && !result.complete;
-    context.cursors.set(group.id, cursor);
   } catch (error) {
     const { kind, message } = classifySweepError(error);
     // Redis' own errors (WRONGTYPE from XINFO, say) do not say which key they are about.
@@ -232,6 +268,7 @@ export async function sweepOnce(
     }
     // A group that vanished or changed type starts from the beginning when it comes back.
     context.cursors.delete(group.id);
+    context.cursors.delete(laneCursorKey(group));
   } finally {
     result.durationMs = context.now() - startedAt;
     report(result, group, logger, signal);

@@ -42,6 +42,10 @@ describe("check-config", () => {
     [{ lease: { ttlMs: 1000, renewDeadlineMs: 2000, retryPeriodMs: 100 } }, "lease."],
     [{ unknownKey: 1 }, "unknownKey"],
     [
+      { groups: [{ stream: "a", group: "g", action: "reassign", retryLane: true }] },
+      "groups[0].retryLane",
+    ],
+    [
       {
         groups: [
           { stream: "a", group: "g" },

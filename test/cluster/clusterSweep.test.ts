@@ -40,6 +40,39 @@ describe("sweeps on Redis Cluster (three masters)", () => {
     redis = fixture.cluster.client();
   });
 
+  it("creates and sweeps retry lanes on every master, fenced in the source's slot", async () => {
+    const groups = fixture.cluster
+      .keysOnEveryMaster(uniquePrefix("lane"))
+      .map((stream) => groupConfig(stream, { retryLane: true, maxDeliveries: 2 }));
+    for (const group of groups) {
+      await addStuckEntries(redis, group.stream, group.group, numberedBodies(3));
+      await redis.xgroup("CREATE", group.stream, "audit", "0");
+    }
+    const context = sweepContext(redis, { fence: slotFence(11) });
+
+    const first = await sweepAll(groups, context, neverAborted);
+
+    for (const [i, result] of first.entries()) {
+      const group = groups[i] as ResolvedGroup;
+      const lane = group.retryLaneStream ?? "";
+      expect(result.error).toBeUndefined();
+      expect(result).toMatchObject({ requeued: 3, complete: true });
+      expect(await redis.xlen(lane)).toBe(3);
+      expect(await redis.xlen(group.stream)).toBe(3);
+      expect(await redis.get(slotFenceKey(group.stream, LEASE_KEY))).toBe("11");
+      // The lane's copies, read and left stuck, are dead-lettered at the next sweep (2 deliveries).
+      await redis.call("XREADGROUP", "GROUP", group.group, "c", "STREAMS", lane, ">");
+      const ids = (await pendingEntries(redis, lane, group.group)).map((entry) => entry.id);
+      await redis.call("XCLAIM", lane, group.group, "c", 0, ...ids, "IDLE", 3_600_000, "JUSTID");
+    }
+    const second = await sweepAll(groups, context, neverAborted);
+    for (const [i, result] of second.entries()) {
+      const group = groups[i] as ResolvedGroup;
+      expect(result).toMatchObject({ claimed: 3, deadLettered: 3 });
+      expect(await redis.xlen(group.deadLetterStream)).toBe(3);
+    }
+  });
+
   it("sweeps every action on streams of every master: ghosts and dead letters on each node", async () => {
     const actions: GroupAction[] = ["requeue", "reassign", "dead-letter"];
     const groups = actions.flatMap((action) =>

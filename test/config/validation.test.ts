@@ -46,8 +46,8 @@ describe("configuration validation", () => {
         value: 3,
         expected:
           "a known group key: one of stream, group, minIdleMs, maxDeliveries, action, " +
-          "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs, backoffMs, " +
-          "backoffJitter",
+          "requeueStream, deadLetterStream, deadLetterMaxLen, retryLane, reapConsumersIdleMs, " +
+          "backoffMs, backoffJitter",
       });
     });
 

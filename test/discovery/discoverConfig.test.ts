@@ -29,6 +29,7 @@ describe("discover and discovery configuration", () => {
         requeueStream: "",
         deadLetterStream: "",
         deadLetterMaxLen: 0,
+        retryLane: false,
         reapConsumersIdleMs: 0,
         backoffMs: [],
         backoffJitter: 0,
@@ -51,8 +52,8 @@ describe("discover and discovery configuration", () => {
       value: "a",
       expected:
         "a known discover key: one of match, groups, minIdleMs, maxDeliveries, action, " +
-        "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs, backoffMs, " +
-        "backoffJitter",
+        "requeueStream, deadLetterStream, deadLetterMaxLen, retryLane, reapConsumersIdleMs, " +
+        "backoffMs, backoffJitter",
     });
   });
 

@@ -88,6 +88,20 @@ describe("discovery scan", () => {
     ]);
   });
 
+  it("gives discovered groups the pattern's retry lane and never takes a lane for a source", async () => {
+    const prefix = uniquePrefix("lanes");
+    await groupOn(fixture.redis, `${prefix}:s`, "workers");
+    // The lane, created by an earlier sweep: a stream with a group of the same name.
+    await groupOn(fixture.redis, `{${prefix}:s}:workers:retry`, "workers");
+    const config = discoveryConfig(fixture.server.url, prefix, [
+      pattern(`*${prefix}:s*`, { retryLane: true }),
+    ]);
+    const groups = await discoverGroups(fixture.redis, config);
+    expect(groups.map((group) => [group.id, group.retryLaneStream])).toEqual([
+      [`${prefix}:s/workers`, `{${prefix}:s}:workers:retry`],
+    ]);
+  });
+
   it("returns listed groups first and lets the first matching pattern win", async () => {
     const prefix = uniquePrefix("order");
     await groupOn(fixture.redis, `${prefix}:a`, "workers");

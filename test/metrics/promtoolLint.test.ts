@@ -32,7 +32,8 @@ describe("the metrics exposition", () => {
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3), { deliveries: 2 });
     const { refresher, metrics, registry } = createTestRefresher(
       fixture.redis,
-      [groupConfig(stream)],
+      // With a retry lane, so that its length gauge is populated too.
+      [groupConfig(stream, { retryLane: true })],
       {
         perConsumer: true,
       },

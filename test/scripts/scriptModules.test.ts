@@ -206,7 +206,7 @@ describe("the other scripts' modules", () => {
     });
   });
 
-  it("readGroupStats: streams once each in KEYS, then the dead-letter streams", () => {
+  it("readGroupStats: streams once each in KEYS, then the dead-letter streams (and lanes)", () => {
     const groups = [
       { stream: "a", group: "g1", deadLetterStream: "a:dl" },
       { stream: "a", group: "g2", deadLetterStream: "a:dl2" },
@@ -223,14 +223,17 @@ describe("the other scripts' modules", () => {
       2,
       1,
       "g1",
+      0,
       1,
       "g2",
+      0,
       2,
       "g1",
+      0,
     ]);
     // Streams a (read, length 10) and b (WRONGTYPE); a group of a, read, and one of b.
     const stream = ["", 10, "WRONGTYPE b", 0];
-    const read = ["", 2, "5-0", 3, "4-0", 60, 1, 0, 0];
+    const read = ["", 2, "5-0", 3, "4-0", 60, 1, 0, -1, 0]; // -1: no retry lane
     const request = { groups: [groups[0], groups[2]] as typeof groups, perConsumer: false };
     expect(parseReadGroupStatsReply(request, [1, 500_000, ...stream, ...read, "S"])).toEqual({
       nowMs: 1500,

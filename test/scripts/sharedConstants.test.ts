@@ -13,6 +13,7 @@ import { MOVE_FENCING_TOKEN_ERRORS } from "../../src/scripts/moveFencingToken.js
 import { PURGE_DEAD_LETTERS_ERRORS } from "../../src/scripts/purgeDeadLetters.js";
 import { REDRIVE_DEAD_LETTERS_ERRORS } from "../../src/scripts/redriveDeadLetters.js";
 import { REAP_CONSUMERS_ERRORS } from "../../src/scripts/reapConsumers.js";
+import { ENSURE_RETRY_LANE_ERRORS } from "../../src/scripts/ensureRetryLane.js";
 import { SAFE_TRIM_ERRORS } from "../../src/scripts/safeTrim.js";
 import { SWEEP_PAGE_ERRORS } from "../../src/scripts/sweepPage.js";
 
@@ -76,6 +77,7 @@ describe("constants shared by the Lua includes and TypeScript", () => {
     expect(listed("purgeDeadLetters.lua")).toEqual(PURGE_DEAD_LETTERS_ERRORS);
     expect(listed("redriveDeadLetters.lua")).toEqual(REDRIVE_DEAD_LETTERS_ERRORS);
     expect(listed("reapConsumers.lua")).toEqual(REAP_CONSUMERS_ERRORS);
+    expect(listed("ensureRetryLane.lua")).toEqual(ENSURE_RETRY_LANE_ERRORS);
     expect(listed("safeTrim.lua")).toEqual(SAFE_TRIM_ERRORS);
     expect(listed("sweepPage.lua")).toEqual(SWEEP_PAGE_ERRORS);
   });

@@ -10,10 +10,12 @@ short in Redis (about 1.5 ms).
 
 KEYS[1..S]        the distinct streams of the batch
 KEYS[S+1..S+G]    the dead-letter stream of group 1..G
+KEYS[S+G+1..]     the retry lanes of the groups that have one
 
 ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not
 ARGV[2]  S, the number of streams
-ARGV[2+2i-1], ARGV[2+2i]  group i: the index (1..S) of its stream in KEYS, its name
+ARGV[3i], ARGV[3i+1], ARGV[3i+2]  group i: the index (1..S) of its stream in KEYS, its name, the
+                                  index of its retry lane in KEYS (0: none)
 
 Returns a flat array:
   timeSeconds, timeMicroseconds                   Redis TIME
@@ -24,6 +26,7 @@ Returns a flat array:
     pending, lastDeliveredId, lag (-1: null or absent),
     oldestId ('' when the PEL is empty), oldestIdleMs, oldestDeliveries,
     deadLetterLength (-1: XLEN failed, e.g. the key is not a stream),
+    retryLaneLength (-1: no retry lane, or XLEN failed),
     consumerCount n, then n pairs consumer, pending (n is 0 without ARGV[1] = 1)
   status: '' read; 'S' the stream could not be read (see its error); 'G' no such group on the
   stream; anything else: the error message of the XPENDING that failed.
@@ -68,10 +71,11 @@ for s = 1, streamCount do
   end
 end
 
-local groupCount = (#ARGV - 2) / 2
+local groupCount = (#ARGV - 2) / 3
 for g = 1, groupCount do
-  local s = tonumber(ARGV[1 + 2 * g])
-  local name = ARGV[2 + 2 * g]
+  local s = tonumber(ARGV[3 * g])
+  local name = ARGV[3 * g + 1]
+  local lane = tonumber(ARGV[3 * g + 2])
   local stream = KEYS[s]
   local byName = groupsOf[s]
   local info = byName and byName[name]
@@ -107,6 +111,8 @@ for g = 1, groupCount do
       end
       local deadLetter = redis.pcall('XLEN', KEYS[streamCount + g])
       push(failed(deadLetter) and -1 or deadLetter)
+      local laneLength = lane > 0 and redis.pcall('XLEN', KEYS[lane]) or -1
+      push(failed(laneLength) and -1 or laneLength)
       local consumers = summary and summary[4]
       if consumers then
         push(#consumers)

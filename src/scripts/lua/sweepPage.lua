@@ -42,6 +42,8 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   backoffMs          claim thresholds by delivery count, comma-separated, each already raised
                      to minIdleMs (includes/backoff.lua); equal to minIdleMs: no backoff
   backoffJitter      per-entry spread of each threshold, in thousandths (0..500)
+  originalStream     optional, when KEYS[1] is a group's retry lane: the source stream, named by
+                     x-original-stream in dead letters (default: KEYS[1])
 
 Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
@@ -74,6 +76,8 @@ local call, unpack = redis.call, unpack
 local arg = {}
 for i = 1, #ARGV, 2 do arg[ARGV[i]] = ARGV[i + 1] end
 local group, janitor, action = arg.group, arg.consumer, arg.action
+-- Retry lane (ARGV originalStream): dead letters name the group's source stream, not the lane.
+local originalStream = arg.originalStream or source
 local minIdle = tonumber(arg.minIdleMs)
 local maxClaimed = tonumber(arg.maxClaimed)
 local maxExamined = tonumber(arg.maxExamined)
@@ -246,7 +250,7 @@ local function metadataOf(names, values)
 end
 local requeueMetadata = metadataOf(REQUEUE_METADATA, {})
 local deadLetterMetadata = metadataOf(DEAD_LETTER_METADATA, {
-  ['x-original-stream'] = source, ['x-original-group'] = group, ['x-dead-lettered-at'] = nowMsString,
+  ['x-original-stream'] = originalStream, ['x-original-group'] = group, ['x-dead-lettered-at'] = nowMsString,
 })
 -- The dead-letter names include the requeue names: an entry with none of them is copied as is.
 local requeueNames = metadataNames(REQUEUE_METADATA)
@@ -361,7 +365,7 @@ local function handle(id, fields, entry)
       fields[n + 1] = 'x-original-id'
       fields[n + 2] = originalId
       fields[n + 3] = 'x-original-stream'
-      fields[n + 4] = source
+      fields[n + 4] = originalStream
       fields[n + 5] = 'x-original-group'
       fields[n + 6] = group
       fields[n + 7] = 'x-delivery-count'
