@@ -266,6 +266,11 @@ export const groupSchema = {
     "> 0: delete consumers that own nothing and were inactive this long (0: never)",
     durationBetween(0, MAX_DURATION_MS),
   ),
+  deadLetterAfterIdleMs: leaf(
+    0,
+    "> 0: an entry idle this long is dead-lettered (reason max-idle) whatever the action; monitor excepted (0: off)",
+    durationBetween(0, MAX_DURATION_MS),
+  ),
 } satisfies SectionSpec;
 
 /** One element of `retention` (checked by checkRetention, like groups by loadConfig). */
@@ -289,6 +294,7 @@ export const discoverSchema = {
   deadLetterStream: groupSchema.deadLetterStream,
   deadLetterMaxLen: groupSchema.deadLetterMaxLen,
   reapConsumersIdleMs: groupSchema.reapConsumersIdleMs,
+  deadLetterAfterIdleMs: groupSchema.deadLetterAfterIdleMs,
 } satisfies SectionSpec;
 
 export function isLeaf(node: SchemaNode): node is LeafSpec {

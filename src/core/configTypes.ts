@@ -25,6 +25,12 @@ export interface GroupConfig {
    * only for configurations built in code; loadConfig always sets it (default 0: never).
    */
   reapConsumersIdleMs?: number;
+  /**
+   * > 0: an entry idle this long is dead-lettered (reason max-idle) whatever the action; monitor
+   * never claims. Optional only for configurations built in code; loadConfig always sets it
+   * (default 0: off).
+   */
+  deadLetterAfterIdleMs?: number;
 }
 
 /** One `retention` entry: the leader trims the stream safely toward these limits (0: none). */

@@ -48,6 +48,8 @@ export function recordSweep(
     result.deadLetteredMaxDeliveries,
   );
   metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, result.deadLetteredAction);
+  metrics.deadLetteredEntries.inc({ ...labels, reason: "max-idle" }, result.deadLetteredMaxIdle);
+  metrics.claimedFromActiveConsumerEntries.inc(labels, result.claimedFromActiveConsumer);
   metrics.ghostEntries.inc(labels, result.ghosts);
   metrics.deadLettersDropped.inc(labels, result.deadLettersDropped);
   metrics.sweepDurationSeconds.observe(labels, result.durationMs / 1000);
@@ -77,11 +79,13 @@ function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup
       metrics.reassignedEntries,
       metrics.ghostEntries,
       metrics.deadLettersDropped,
+      metrics.claimedFromActiveConsumerEntries,
       metrics.sweeps,
     ]) {
       counter.inc(labels, 0);
     }
     metrics.deadLetteredEntries.inc({ ...labels, reason: "max-deliveries" }, 0);
     metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, 0);
+    metrics.deadLetteredEntries.inc({ ...labels, reason: "max-idle" }, 0);
   }
 }

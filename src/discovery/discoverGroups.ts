@@ -125,6 +125,9 @@ function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string)
     requeueStream: entry.requeueStream,
     deadLetterStream: entry.deadLetterStream,
     deadLetterMaxLen: entry.deadLetterMaxLen,
+    ...(entry.deadLetterAfterIdleMs === undefined
+      ? {}
+      : { deadLetterAfterIdleMs: entry.deadLetterAfterIdleMs }),
   });
 }
 

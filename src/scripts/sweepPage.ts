@@ -36,7 +36,11 @@ export interface PageResult {
   reassigned: number;
   deadLetteredMaxDeliveries: number;
   deadLetteredAction: number;
+  /** Dead-lettered because they idled past the group's deadLetterAfterIdleMs. */
+  deadLetteredMaxIdle: number;
   leftPending: number;
+  /** Claimed entries whose owner read from the group within minIdleMs (minIdleMs too low?). */
+  claimedFromActiveConsumer: number;
   /** How far the round-robin over reassign candidates moved. */
   handedOff: number;
   windows: number;
@@ -112,6 +116,8 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
     fenceArgs?.value ?? "",
     "rotation",
     request.rotation,
+    "deadLetterAfterIdleMs",
+    group.deadLetterAfterIdleMs ?? 0,
   ];
 }
 
@@ -141,7 +147,9 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     reassigned: count("reassigned"),
     deadLetteredMaxDeliveries: count("deadLetteredMaxDeliveries"),
     deadLetteredAction: count("deadLetteredAction"),
+    deadLetteredMaxIdle: count("deadLetteredMaxIdle"),
     leftPending: count("leftPending"),
+    claimedFromActiveConsumer: count("claimedFromActiveConsumer"),
     handedOff: count("handedOff"),
     windows: count("windows"),
     durationMs: count("durationUs") / 1000,

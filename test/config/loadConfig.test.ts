@@ -42,6 +42,7 @@ const GROUP_DEFAULTS = {
   deadLetterStream: "",
   deadLetterMaxLen: 0,
   reapConsumersIdleMs: 0,
+  deadLetterAfterIdleMs: 0,
 };
 
 const CONTRACT_YAML = `
@@ -129,6 +130,7 @@ describe("loadConfig", () => {
           deadLetterStream: "{orders}:dead",
           deadLetterMaxLen: 1000,
           reapConsumersIdleMs: 3_600_000,
+          deadLetterAfterIdleMs: 0,
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],

@@ -46,7 +46,7 @@ describe("configuration validation", () => {
         value: 3,
         expected:
           "a known group key: one of stream, group, minIdleMs, maxDeliveries, action, " +
-          "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs",
+          "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs, deadLetterAfterIdleMs",
       });
     });
 

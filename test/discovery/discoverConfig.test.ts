@@ -30,6 +30,7 @@ describe("discover and discovery configuration", () => {
         deadLetterStream: "",
         deadLetterMaxLen: 0,
         reapConsumersIdleMs: 0,
+        deadLetterAfterIdleMs: 0,
       },
     ]);
     expect(config.discovery).toEqual({ intervalMs: 60000, maxGroups: 10000 });
@@ -49,7 +50,7 @@ describe("discover and discovery configuration", () => {
       value: "a",
       expected:
         "a known discover key: one of match, groups, minIdleMs, maxDeliveries, action, " +
-        "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs",
+        "requeueStream, deadLetterStream, deadLetterMaxLen, reapConsumersIdleMs, deadLetterAfterIdleMs",
     });
   });
 
