@@ -44,10 +44,11 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
 
 Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
-  deadLetteredAction, deadLetteredMaxIdle, leftPending, handedOff (rotation advance), windows, durationUs,
-  claimUs (of durationUs, the time spent claiming and handling entries, not reading the PEL),
-  claimedFromActiveConsumer (claimed entries whose owner read from the group within minIdleMs: a
-  sign that minIdleMs is shorter than the work), ghosts (ids), oversized (ids), invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total),
+  deadLetteredAction, deadLetteredMaxIdle, leftPending, handedOff (rotation advance), windows,
+  durationUs, claimUs (of durationUs, the time spent claiming and handling entries, not reading
+  the PEL), claimedFromActiveConsumer (claimed entries whose owner read from the group within
+  minIdleMs: a sign that minIdleMs is shorter than the work), ghosts (ids), oversized (ids),
+  invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total),
   deadLettersDropped (dead letters the cap removed during this call: XLEN before the call's
   dead-letter writes, plus the writes, minus XLEN after; exact, as nothing else runs meanwhile),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
@@ -290,10 +291,9 @@ end
 local result = {
   examined = 0, reassigned = 0, deadLetteredMaxDeliveries = 0, deadLetteredAction = 0,
   deadLetteredMaxIdle = 0, leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
-  claimedFromActiveConsumer = 0,
 }
--- The two counters every entry moves, as locals: a field of `result` is a hash lookup.
-local claimedCount, requeuedCount = 0, 0
+-- The counters every entry may move, as locals: a field of `result` is a hash lookup.
+local claimedCount, requeuedCount, fromActiveCount = 0, 0, 0
 -- Lists filled with explicit counts: `#list` is a search in Lua 5.1, not a field read.
 local ghosts, ghostCount = {}, 0
 local oversized, oversizedCount = {}, 0
@@ -345,9 +345,7 @@ local function handle(id, fields, entry)
   end
   claimedCount = claimedCount + 1
   if activeOwners == nil then activeOwners = activeOwnerSet(liveConsumers()) end
-  if activeOwners and activeOwners[entry[2]] then
-    result.claimedFromActiveConsumer = result.claimedFromActiveConsumer + 1
-  end
+  if activeOwners and activeOwners[entry[2]] then fromActiveCount = fromActiveCount + 1 end
   -- `plain`: no field is named like a metadata field (every first incarnation). The copy of a
   -- plain entry is its own fields table (a fresh reply table) with the metadata appended.
   local plain = true
@@ -673,6 +671,7 @@ if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) =
 end
 
 result.claimed, result.requeued = claimedCount, requeuedCount
+result.claimedFromActiveConsumer = fromActiveCount
 result.deadLettersDropped = 0
 if capped then
   result.deadLettersDropped = deadLettersBefore + result.deadLetteredMaxDeliveries +
