@@ -197,8 +197,8 @@ end
 
 -- Owners that read from the group within minIdle (name -> true), or false when none did: an
 -- entry claimed from one of them was still being worked on, most likely, so minIdleMs is too
--- low (claimedFromActiveConsumer). nil until the call's first claimed entry asks for it: read
--- once per call, and only by calls that claim something.
+-- low (claimedFromActiveConsumer). nil until the call's first claim is settled: read once per
+-- call, and only by calls that claim something.
 local activeOwners = nil
 local function activeOwnerSet(live)
   local set, any = {}, false
@@ -344,7 +344,6 @@ local function handle(id, fields, entry)
     return
   end
   claimedCount = claimedCount + 1
-  if activeOwners == nil then activeOwners = activeOwnerSet(liveConsumers()) end
   if activeOwners and activeOwners[entry[2]] then fromActiveCount = fromActiveCount + 1 end
   -- `plain`: no field is named like a metadata field (every first incarnation). The copy of a
   -- plain entry is its own fields table (a fresh reply table) with the metadata appended.
@@ -471,6 +470,8 @@ local claiming, handledCount = NONE, 0
 -- is handled. Returns the position after the last one accounted for.
 local function settle(window, first, last, items, deleted)
   claiming, handledCount = items, 0
+  -- Once per call, before the first claimed entry is handled (and before anything is put back).
+  if activeOwners == nil then activeOwners = activeOwnerSet(liveConsumers()) end
   local itemCount = #items
   if itemCount == last - first + 1 and deleted[1] == nil then
     -- The usual case: every entry of the run claimed, in order.
