@@ -1,4 +1,10 @@
+import { EventEmitter } from "node:events";
+import { pino } from "pino";
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { recordSweep, recordSweepMetrics } from "../../src/daemon/recordSweep.js";
+import type { SupervisorEvents } from "../../src/daemon/SupervisorEvents.js";
+import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import {
   addStuckEntries,
@@ -7,6 +13,7 @@ import {
   streamEntries,
 } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { gaugeValue } from "../metrics/refresherHarness.js";
 import { captureLogger, groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 
 const fixture = useRedisServer();
@@ -186,5 +193,27 @@ describe("deadLetterAfterIdleMs: no entry stuck forever", () => {
     expect((await pendingEntries(fixture.redis, stream, "workers")).map((e) => e.id)).toEqual([
       ids[3],
     ]);
+  });
+
+  it('counts them in dead_lettered_entries_total{reason="max-idle"}, a series from 0 for the groups that set it', async () => {
+    const stream = uniquePrefix("max-idle-metric");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2), {
+      idleMs: 3 * HOUR,
+    });
+    const group = groupConfig(stream, { deadLetterAfterIdleMs: HOUR });
+    const other = groupConfig(`${stream}-other`);
+    const metrics = createJanitorMetrics(new Registry(), "test");
+    const supervisor = Object.assign(new EventEmitter<SupervisorEvents>(), {
+      currentGroups: () => [group, other],
+    });
+    recordSweepMetrics(supervisor, metrics, pino({ level: "silent" }));
+    const maxIdle = (stream: string) =>
+      gaugeValue(metrics.deadLetteredEntries, { stream, group: "workers", reason: "max-idle" });
+    expect(await maxIdle(stream)).toBe(0);
+    expect(await maxIdle(other.stream)).toBeUndefined();
+
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+    recordSweep(metrics, result, 1_000_000);
+    expect(await maxIdle(stream)).toBe(2);
   });
 });
