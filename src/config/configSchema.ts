@@ -289,6 +289,11 @@ export const groupSchema = {
     durationList,
   ),
   backoffJitter: leaf(0, "0..0.5: per-entry spread of each threshold, stable per id", jitter),
+  deadLetterAfterIdleMs: leaf(
+    0,
+    "> 0: an entry idle this long is dead-lettered (reason max-idle) whatever the action; monitor excepted (0: off)",
+    durationBetween(0, MAX_DURATION_MS),
+  ),
 } satisfies SectionSpec;
 
 /** One element of `retention` (checked by checkRetention, like groups by loadConfig). */
@@ -315,6 +320,7 @@ export const discoverSchema = {
   reapConsumersIdleMs: groupSchema.reapConsumersIdleMs,
   backoffMs: groupSchema.backoffMs,
   backoffJitter: groupSchema.backoffJitter,
+  deadLetterAfterIdleMs: groupSchema.deadLetterAfterIdleMs,
 } satisfies SectionSpec;
 
 export function isLeaf(node: SchemaNode): node is LeafSpec {

@@ -15,6 +15,8 @@ export interface BackoffPolicy {
   tiers: readonly number[];
   /** backoffJitter in thousandths (0..500). */
   jitterPermille: number;
+  /** deadLetterAfterIdleMs (0: off): an entry idle this long is due whatever its tier. */
+  deadLetterAfterIdleMs: number;
 }
 
 /** The jitter in thousandths, as the script gets it (backoffJitter is checked to be 0..0.5). */
@@ -26,11 +28,16 @@ export function backoffPolicy(group: {
   minIdleMs: number;
   backoffMs?: readonly number[];
   backoffJitter?: number;
+  deadLetterAfterIdleMs?: number;
 }): BackoffPolicy {
   const list = group.backoffMs ?? [];
   const tiers =
     list.length === 0 ? [group.minIdleMs] : list.map((ms) => Math.max(group.minIdleMs, ms));
-  return { tiers, jitterPermille: jitterPermille(group.backoffJitter ?? 0) };
+  return {
+    tiers,
+    jitterPermille: jitterPermille(group.backoffJitter ?? 0),
+    deadLetterAfterIdleMs: group.deadLetterAfterIdleMs ?? 0,
+  };
 }
 
 /** The last (at most) 6 digits of a decimal string, as a number. */
@@ -58,6 +65,11 @@ export function dueAfterMs(policy: BackoffPolicy, id: string, deliveries: number
   const { tiers, jitterPermille: spread } = policy;
   const tier = Math.min(Math.max(deliveries, 1), tiers.length);
   const base = tiers[tier - 1] ?? 0;
-  if (spread === 0) return base;
-  return Math.floor((base * (1000 + jitterOffset(id, spread))) / 1000);
+  const threshold =
+    spread === 0 ? base : Math.floor((base * (1000 + jitterOffset(id, spread))) / 1000);
+  if (policy.deadLetterAfterIdleMs <= 0) return threshold;
+  // As the script does: from deadLetterAfterIdleMs on (never below the lowest threshold, where
+  // XAUTOCLAIM starts), an entry is due whatever its tier, and is dead-lettered (max-idle).
+  const lowest = Math.floor((Math.min(...tiers) * (1000 - spread)) / 1000);
+  return Math.min(threshold, Math.max(policy.deadLetterAfterIdleMs, lowest));
 }

@@ -38,6 +38,12 @@ export interface GroupConfig {
   backoffMs?: number[];
   /** 0..0.5: each threshold times a factor in [1 - j, 1 + j] fixed by the entry's id (default 0). */
   backoffJitter?: number;
+  /**
+   * > 0: an entry idle this long is dead-lettered (reason max-idle) whatever the action; monitor
+   * never claims. Optional only for configurations built in code; loadConfig always sets it
+   * (default 0: off).
+   */
+  deadLetterAfterIdleMs?: number;
 }
 
 /** One `retention` entry: the leader trims the stream safely toward these limits (0: none). */

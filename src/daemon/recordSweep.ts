@@ -48,6 +48,11 @@ export function recordSweep(
     result.deadLetteredMaxDeliveries,
   );
   metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, result.deadLetteredAction);
+  if (result.deadLetteredMaxIdle > 0) {
+    // Only groups with deadLetterAfterIdleMs have this series (from 0, see initGroupSeries).
+    metrics.deadLetteredEntries.inc({ ...labels, reason: "max-idle" }, result.deadLetteredMaxIdle);
+  }
+  metrics.claimedFromActiveConsumerEntries.inc(labels, result.claimedFromActiveConsumer);
   metrics.ghostEntries.inc(labels, result.ghosts);
   metrics.deadLettersDropped.inc(labels, result.deadLettersDropped);
   metrics.sweepDurationSeconds.observe(labels, result.durationMs / 1000);
@@ -69,7 +74,7 @@ export function sweepChangedGroup(result: GroupSweepResult): boolean {
  * ghosts found by a new leader's very first sweep would never raise an alert.
  */
 function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup[]): void {
-  for (const { stream, group } of groups) {
+  for (const { stream, group, deadLetterAfterIdleMs = 0 } of groups) {
     const labels = { stream, group };
     for (const counter of [
       metrics.claimedEntries,
@@ -77,11 +82,16 @@ function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup
       metrics.reassignedEntries,
       metrics.ghostEntries,
       metrics.deadLettersDropped,
+      metrics.claimedFromActiveConsumerEntries,
       metrics.sweeps,
     ]) {
       counter.inc(labels, 0);
     }
     metrics.deadLetteredEntries.inc({ ...labels, reason: "max-deliveries" }, 0);
     metrics.deadLetteredEntries.inc({ ...labels, reason: "action" }, 0);
+    // A reason that only deadLetterAfterIdleMs can give.
+    if (deadLetterAfterIdleMs > 0) {
+      metrics.deadLetteredEntries.inc({ ...labels, reason: "max-idle" }, 0);
+    }
   }
 }

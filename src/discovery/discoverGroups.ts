@@ -128,6 +128,9 @@ function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string)
     backoffMs: entry.backoffMs,
     backoffJitter: entry.backoffJitter,
     retryLane: entry.retryLane,
+    ...(entry.deadLetterAfterIdleMs === undefined
+      ? {}
+      : { deadLetterAfterIdleMs: entry.deadLetterAfterIdleMs }),
   });
 }
 

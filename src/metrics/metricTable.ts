@@ -129,6 +129,13 @@ export const METRIC_TABLE = {
       help: "Entries claimed by sweeps.",
       labelNames: GROUP,
     },
+    claimedFromActiveConsumerEntries: {
+      name: "stream_janitor_claimed_from_active_consumer_entries_total",
+      type: "counter",
+      perGroup: true,
+      help: "Entries claimed by sweeps from a consumer that read from the group within the last minIdleMs (XINFO CONSUMERS idle): most likely still at work on them, so minIdleMs is shorter than the work; raise it, or have consumers send heartbeats.",
+      labelNames: GROUP,
+    },
     requeuedEntries: {
       name: "stream_janitor_requeued_entries_total",
       type: "counter",
@@ -147,7 +154,7 @@ export const METRIC_TABLE = {
       name: "stream_janitor_dead_lettered_entries_total",
       type: "counter",
       perGroup: true,
-      help: "Entries moved to the dead-letter stream, by reason (max-deliveries or action).",
+      help: "Entries moved to the dead-letter stream, by reason (max-deliveries, action or max-idle).",
       labelNames: [...GROUP, "reason"],
     },
     ghostEntries: {

@@ -42,7 +42,11 @@ export interface PageResult {
   reassigned: number;
   deadLetteredMaxDeliveries: number;
   deadLetteredAction: number;
+  /** Dead-lettered because they idled past the group's deadLetterAfterIdleMs. */
+  deadLetteredMaxIdle: number;
   leftPending: number;
+  /** Claimed entries whose owner read from the group within minIdleMs (minIdleMs too low?). */
+  claimedFromActiveConsumer: number;
   /** How far the round-robin over reassign candidates moved. */
   handedOff: number;
   windows: number;
@@ -126,6 +130,8 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
     backoff.tiers.join(","),
     "backoffJitter",
     backoff.jitterPermille,
+    "deadLetterAfterIdleMs",
+    group.deadLetterAfterIdleMs ?? 0,
   ];
   if (lane !== undefined) args.push("originalStream", group.stream);
   return args;
@@ -157,7 +163,9 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     reassigned: count("reassigned"),
     deadLetteredMaxDeliveries: count("deadLetteredMaxDeliveries"),
     deadLetteredAction: count("deadLetteredAction"),
+    deadLetteredMaxIdle: count("deadLetteredMaxIdle"),
     leftPending: count("leftPending"),
+    claimedFromActiveConsumer: count("claimedFromActiveConsumer"),
     handedOff: count("handedOff"),
     windows: count("windows"),
     durationMs: count("durationUs") / 1000,

@@ -9,10 +9,17 @@ export interface GroupSweepResult {
   deadLettered: number;
   deadLetteredMaxDeliveries: number;
   deadLetteredAction: number;
+  /** Idle at least the group's deadLetterAfterIdleMs (reason max-idle), whatever the action. */
+  deadLetteredMaxIdle: number;
   /** Dead letters removed by the group's deadLetterMaxLen to make room (never silently). */
   deadLettersDropped: number;
   /** Reassign found no live consumer: put back with its owner, idle time and count unchanged. */
   leftPending: number;
+  /**
+   * Claimed from a consumer that read from the group within minIdleMs: probably still working on
+   * it (minIdleMs shorter than the work, and no heartbeat).
+   */
+  claimedFromActiveConsumer: number;
   /** Ids XAUTOCLAIM reported as deleted (counted apart, never claimed). */
   ghosts: number;
   /** The first ghost ids, bounded (see MAX_REPORTED_IDS). */
@@ -69,8 +76,10 @@ export function emptyResult(stream: string, group: string): GroupSweepResult {
     deadLettered: 0,
     deadLetteredMaxDeliveries: 0,
     deadLetteredAction: 0,
+    deadLetteredMaxIdle: 0,
     deadLettersDropped: 0,
     leftPending: 0,
+    claimedFromActiveConsumer: 0,
     ghosts: 0,
     ghostIds: [],
     oversizedIds: [],

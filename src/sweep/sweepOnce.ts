@@ -46,9 +46,12 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   result.reassigned += page.reassigned;
   result.deadLetteredMaxDeliveries += page.deadLetteredMaxDeliveries;
   result.deadLetteredAction += page.deadLetteredAction;
-  result.deadLettered += page.deadLetteredMaxDeliveries + page.deadLetteredAction;
+  result.deadLetteredMaxIdle += page.deadLetteredMaxIdle;
+  result.deadLettered +=
+    page.deadLetteredMaxDeliveries + page.deadLetteredAction + page.deadLetteredMaxIdle;
   result.deadLettersDropped += page.deadLettersDropped;
   result.leftPending += page.leftPending;
+  result.claimedFromActiveConsumer += page.claimedFromActiveConsumer;
   result.ghosts += page.ghostIds.length;
   pushBounded(result.ghostIds, page.ghostIds);
   pushBounded(result.oversizedIds, page.oversizedIds);
@@ -83,8 +86,10 @@ function report(
     );
   }
   if (result.leftPending > 0) {
+    // Once per sweep with the count, not per entry or page; deadLetterAfterIdleMs (when set)
+    // ends their wait.
     logger.warn(
-      { count: result.leftPending },
+      { count: result.leftPending, deadLetterAfterIdleMs: group.deadLetterAfterIdleMs ?? 0 },
       "reassign found no live consumer; entries left pending",
     );
   }

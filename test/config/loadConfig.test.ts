@@ -45,6 +45,7 @@ const GROUP_DEFAULTS = {
   reapConsumersIdleMs: 0,
   backoffMs: [],
   backoffJitter: 0,
+  deadLetterAfterIdleMs: 0,
 };
 
 const CONTRACT_YAML = `
@@ -135,6 +136,7 @@ describe("loadConfig", () => {
           reapConsumersIdleMs: 3_600_000,
           backoffMs: [],
           backoffJitter: 0,
+          deadLetterAfterIdleMs: 0,
         },
         { stream: "payments", group: "ledger", ...GROUP_DEFAULTS },
       ],

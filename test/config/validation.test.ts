@@ -47,7 +47,7 @@ describe("configuration validation", () => {
         expected:
           "a known group key: one of stream, group, minIdleMs, maxDeliveries, action, " +
           "requeueStream, deadLetterStream, deadLetterMaxLen, retryLane, reapConsumersIdleMs, " +
-          "backoffMs, backoffJitter",
+          "backoffMs, backoffJitter, deadLetterAfterIdleMs",
       });
     });
 

@@ -33,6 +33,7 @@ describe("discover and discovery configuration", () => {
         reapConsumersIdleMs: 0,
         backoffMs: [],
         backoffJitter: 0,
+        deadLetterAfterIdleMs: 0,
       },
     ]);
     expect(config.discovery).toEqual({ intervalMs: 60000, maxGroups: 10000 });
@@ -53,7 +54,7 @@ describe("discover and discovery configuration", () => {
       expected:
         "a known discover key: one of match, groups, minIdleMs, maxDeliveries, action, " +
         "requeueStream, deadLetterStream, deadLetterMaxLen, retryLane, reapConsumersIdleMs, " +
-        "backoffMs, backoffJitter",
+        "backoffMs, backoffJitter, deadLetterAfterIdleMs",
     });
   });
 

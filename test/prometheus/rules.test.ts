@@ -35,6 +35,7 @@ const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "stream_janitor_dead_lettered_entries_total",
   "stream_janitor_ghost_entries_total",
   "stream_janitor_dead_letters_dropped_total",
+  "stream_janitor_claimed_from_active_consumer_entries_total",
   "stream_janitor_sweeps_total",
   "stream_janitor_sweep_failures_total",
   "stream_janitor_sweep_duration_seconds_bucket",

@@ -284,7 +284,8 @@ describe("the other scripts' modules", () => {
     const counts = ["examined", "claimed", "requeued", "reassigned", "deadLetteredMaxDeliveries"];
     const more = ["deadLetteredAction", "leftPending", "handedOff", "windows", "invalidCounts"];
     const reply = ["cursor", "0-0", "durationUs", 1500, "claimUs", 500, "deadLettersDropped", 0];
-    for (const name of [...counts, ...more]) reply.push(name, 1);
+    const perEntryReasons = ["deadLetteredMaxIdle", "claimedFromActiveConsumer"];
+    for (const name of [...counts, ...more, ...perEntryReasons]) reply.push(name, 1);
     expect(parseSweepPageReply(reply)).toMatchObject({ nextCursor: "0-0", durationMs: 1.5 });
   });
 });

@@ -44,12 +44,16 @@ ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   backoffJitter      per-entry spread of each threshold, in thousandths (0..500)
   originalStream     optional, when KEYS[1] is a group's retry lane: the source stream, named by
                      x-original-stream in dead letters (default: KEYS[1])
+  deadLetterAfterIdleMs  > 0: a claimed entry idle at least this long is dead-lettered
+                     (reason max-idle), whatever the action; 0: off
 
 Returns a flat name/value list, parsed by parseSweepPageReply():
   cursor, examined, claimed, requeued, reassigned, deadLetteredMaxDeliveries,
-  deadLetteredAction, leftPending, handedOff (rotation advance), windows, durationUs,
-  claimUs (of durationUs, the time spent claiming and handling entries, not reading the PEL),
-  ghosts (ids), oversized (ids), invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total),
+  deadLetteredAction, deadLetteredMaxIdle, leftPending, handedOff (rotation advance), windows,
+  durationUs, claimUs (of durationUs, the time spent claiming and handling entries, not reading
+  the PEL), claimedFromActiveConsumer (claimed entries whose owner read from the group within
+  minIdleMs: a sign that minIdleMs is shorter than the work), ghosts (ids), oversized (ids),
+  invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total),
   deadLettersDropped (dead letters the cap removed during this call: XLEN before the call's
   dead-letter writes, plus the writes, minus XLEN after; exact, as nothing else runs meanwhile),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
@@ -92,6 +96,14 @@ local spread = tonumber(arg.backoffJitter or '0')
 local tiers, tierCount, claimIdle, alwaysDue = parseTiers(arg.backoffMs or '', spread)
 local backoff = spread > 0 or tierCount > 1 or (tierCount == 1 and tiers[1] ~= minIdle)
 if not backoff then claimIdle = minIdle end
+-- nil when off (the default), so that the per-entry test is one local read.
+local deadLetterAfterIdle = tonumber(arg.deadLetterAfterIdleMs)
+if deadLetterAfterIdle == 0 then deadLetterAfterIdle = nil end
+-- An entry idle past deadLetterAfterIdleMs is due whatever its backoff tier: it is dead-lettered
+-- (src/core/backoffThreshold.ts mirrors this for the due-entries gauge).
+if backoff and deadLetterAfterIdle and deadLetterAfterIdle < alwaysDue then
+  alwaysDue = math.max(deadLetterAfterIdle, claimIdle)
+end
 
 local function nowUs()
   local t = redis.call('TIME')
@@ -180,8 +192,9 @@ local function touch(consumer)
   end
 end
 
-local candidates = {}
-if action == 'reassign' then
+-- The live consumers, most recently seen first, as { name, idle } pairs. Read before this call
+-- touches any consumer (the reassign candidates, and activeOwners below).
+local function liveConsumers()
   local nowMs = math.floor(startedUs / 1000)
   local lastTouch = {}
   local flat = redis.call('HGETALL', touchesKey)
@@ -199,7 +212,28 @@ if action == 'reassign' then
     end
   end
   table.sort(live, function(a, b) return a[2] < b[2] end)
+  return live
+end
+
+-- Owners that read from the group within minIdle (name -> true), or false when none did: an
+-- entry claimed from one of them was still being worked on, most likely, so minIdleMs is too
+-- low (claimedFromActiveConsumer). nil until the call's first claim is settled: read once per
+-- call, and only by calls that claim something.
+local activeOwners = nil
+local function activeOwnerSet(live)
+  local set, any = {}, false
+  for _, consumer in ipairs(live) do
+    set[consumer[1]] = true
+    any = true
+  end
+  return any and set
+end
+
+local candidates = {}
+if action == 'reassign' then
+  local live = liveConsumers()
   for i, entry in ipairs(live) do candidates[i] = entry[1] end
+  activeOwners = activeOwnerSet(live)
 end
 local handedOff = 0
 -- Round robin over the candidates (the rotation carries over between calls), never the owner.
@@ -276,10 +310,10 @@ end
 
 local result = {
   examined = 0, reassigned = 0, deadLetteredMaxDeliveries = 0, deadLetteredAction = 0,
-  leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
+  deadLetteredMaxIdle = 0, leftPending = 0, windows = 0, invalidCounts = 0, claimUs = 0,
 }
--- The two counters every entry moves, as locals: a field of `result` is a hash lookup.
-local claimedCount, requeuedCount = 0, 0
+-- The counters every entry may move, as locals: a field of `result` is a hash lookup.
+local claimedCount, requeuedCount, fromActiveCount = 0, 0, 0
 -- Lists filled with explicit counts: `#list` is a search in Lua 5.1, not a field read.
 local ghosts, ghostCount = {}, 0
 local oversized, oversizedCount = {}, 0
@@ -330,6 +364,7 @@ local function handle(id, fields, entry)
     return
   end
   claimedCount = claimedCount + 1
+  if activeOwners and activeOwners[entry[2]] then fromActiveCount = fromActiveCount + 1 end
   -- `plain`: no field is named like a metadata field (every first incarnation). The copy of a
   -- plain entry is its own fields table (a fresh reply table) with the metadata appended.
   local plain = true
@@ -355,6 +390,9 @@ local function handle(id, fields, entry)
   local reason = nil
   if deliveries >= maxDeliveries then
     reason = 'max-deliveries'
+  elseif deadLetterAfterIdle and entry[3] >= deadLetterAfterIdle then
+    -- No entry stuck forever: not even one that reassign cannot hand to anyone.
+    reason = 'max-idle'
   elseif action == 'dead-letter' then
     reason = 'action'
   end
@@ -392,6 +430,8 @@ local function handle(id, fields, entry)
     acks[ackCount] = id
     if reason == 'max-deliveries' then
       result.deadLetteredMaxDeliveries = result.deadLetteredMaxDeliveries + 1
+    elseif reason == 'max-idle' then
+      result.deadLetteredMaxIdle = result.deadLetteredMaxIdle + 1
     else
       result.deadLetteredAction = result.deadLetteredAction + 1
     end
@@ -450,6 +490,8 @@ local claiming, handledCount = NONE, 0
 -- is handled. Returns the position after the last one accounted for.
 local function settle(window, first, last, items, deleted)
   claiming, handledCount = items, 0
+  -- Once per call, before the first claimed entry is handled (and before anything is put back).
+  if activeOwners == nil then activeOwners = activeOwnerSet(liveConsumers()) end
   local itemCount = #items
   if itemCount == last - first + 1 and deleted[1] == nil then
     -- The usual case: every entry of the run claimed, in order.
@@ -666,10 +708,11 @@ if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) =
 end
 
 result.claimed, result.requeued = claimedCount, requeuedCount
+result.claimedFromActiveConsumer = fromActiveCount
 result.deadLettersDropped = 0
 if capped then
   result.deadLettersDropped = deadLettersBefore + result.deadLetteredMaxDeliveries +
-    result.deadLetteredAction - redis.call('XLEN', deadLetters)
+    result.deadLetteredAction + result.deadLetteredMaxIdle - redis.call('XLEN', deadLetters)
 end
 local reply = {
   'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,

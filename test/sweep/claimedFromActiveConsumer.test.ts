@@ -1,0 +1,86 @@
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { recordSweep } from "../../src/daemon/recordSweep.js";
+import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
+import { sweepOnce } from "../../src/sweep/sweepOnce.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+import { waitFor } from "../support/waitFor.js";
+import { gaugeValue } from "../metrics/refresherHarness.js";
+
+const fixture = useRedisServer();
+/** Short, so that a consumer becomes inactive while the test waits on it (state, not sleep). */
+const MIN_IDLE_MS = 250;
+
+async function consumerIdle(stream: string): Promise<Map<string, number>> {
+  const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "workers")) as unknown[][];
+  return new Map(reply.map((flat) => [String(flat[1]), Number(flat[5])]));
+}
+
+/**
+ * A consumer at work: it reads a fresh entry and acknowledges it. (A read that finds nothing
+ * does not count as seen on Redis 7.0, so the poll receives something.)
+ */
+async function poll(stream: string, consumer: string): Promise<void> {
+  await fixture.redis.xadd(stream, "*", "fresh", consumer);
+  const reply = (await fixture.redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    consumer,
+    "COUNT",
+    1,
+    "STREAMS",
+    stream,
+    ">",
+  )) as [string, [string, string[]][]][];
+  await fixture.redis.xack(stream, "workers", reply[0]?.[1][0]?.[0] ?? "");
+}
+
+describe("stream_janitor_claimed_from_active_consumer_entries_total", () => {
+  for (const action of ["requeue", "reassign", "dead-letter"] as const) {
+    it(`${action}: counts entries claimed from a consumer that read within minIdleMs, not from a dead one`, async () => {
+      const stream = uniquePrefix(`active-owner-${action}`);
+      await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3), {
+        consumer: "dead",
+      });
+      await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2), {
+        consumer: "poller",
+      });
+      // Fabricating the PEL made both consumers look seen (XCLAIM resets a consumer's idle).
+      await waitFor(
+        async () => [...(await consumerIdle(stream)).values()].every((ms) => ms >= MIN_IDLE_MS),
+        { what: "both consumers to be inactive" },
+      );
+      // The poller keeps reading while its own two entries idle for an hour.
+      await poll(stream, "poller");
+      const group = groupConfig(stream, { action, minIdleMs: MIN_IDLE_MS });
+
+      const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+
+      expect(result.error).toBeUndefined();
+      expect(result.claimed).toBe(5);
+      expect(result.claimedFromActiveConsumer).toBe(2);
+      const metrics = createJanitorMetrics(new Registry(), "test");
+      recordSweep(metrics, result, 1_000_000);
+      expect(
+        await gaugeValue(metrics.claimedFromActiveConsumerEntries, { stream, group: "workers" }),
+      ).toBe(2);
+    });
+  }
+
+  it("counts nothing when every owner is dead", async () => {
+    const stream = uniquePrefix("active-owner-none");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(4), {
+      consumer: "dead",
+    });
+    await waitFor(
+      async () => [...(await consumerIdle(stream)).values()].every((ms) => ms >= MIN_IDLE_MS),
+      { what: "the consumer to be inactive" },
+    );
+    const group = groupConfig(stream, { minIdleMs: MIN_IDLE_MS });
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+    expect(result).toMatchObject({ claimed: 4, requeued: 4, claimedFromActiveConsumer: 0 });
+  });
+});
