@@ -75,6 +75,50 @@ describe("backoff tiers", () => {
     after.forEach((e, i) => expect(e.idleMs).toBeGreaterThanOrEqual(waiting[i]?.idleMs ?? 0));
   });
 
+  it("dead-letters an entry idle past deadLetterAfterIdleMs even when its tier is not due yet", async () => {
+    const stream = uniquePrefix("backoff-max-idle");
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3));
+    // backoffMs [2s, 1h] and deadLetterAfterIdleMs 30s: delivered twice, an entry waits for an
+    // hour, unless it has idled 30 s: then it is due, and dead-lettered (max-idle).
+    const plan = [
+      { idleMs: 40_000, deliveries: 2 }, // past deadLetterAfterIdleMs: dead-lettered
+      { idleMs: 20_000, deliveries: 2 }, // waits for its tier
+      { idleMs: 3_000, deliveries: 1 }, // due by its tier: requeued
+    ];
+    await fabricate(
+      stream,
+      "workers",
+      plan.map((p, i) => ({ id: ids[i] ?? "", consumer: "c0", ...p })),
+    );
+    const settings = {
+      minIdleMs: 1000,
+      maxDeliveries: 100,
+      backoffMs: [2000, 3_600_000],
+      deadLetterAfterIdleMs: 30_000,
+    };
+    const group = groupConfig(stream, { ...settings, requeueStream: `${stream}:copies` });
+    // The due-entries gauge counts the same two entries as due.
+    const policy = backoffPolicy(settings);
+    const due = plan.filter((p, i) => p.idleMs >= dueAfterMs(policy, ids[i] ?? "", p.deliveries));
+    expect(due).toHaveLength(2);
+
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+
+    expect(result.error).toBeUndefined();
+    expect(result.claimed).toBe(2);
+    const dead = await fixture.redis.xrange(group.deadLetterStream, "-", "+");
+    expect(
+      dead.map(([, f]) => [
+        f[f.indexOf("x-original-id") + 1],
+        f[f.indexOf("x-dead-letter-reason") + 1],
+      ]),
+    ).toEqual([[ids[0], "max-idle"]]);
+    const copies = await fixture.redis.xrange(`${stream}:copies`, "-", "+");
+    expect(copies.map(([, f]) => f[f.indexOf("x-original-id") + 1])).toEqual([ids[2]]);
+    const after = await pendingEntries(fixture.redis, stream, "workers");
+    expect(after.map((e) => [e.id, e.deliveries])).toEqual([[ids[1], 2]]);
+  });
+
   it("keeps each entry's jittered turn from sweep to sweep, as the TypeScript mirror computes it", async () => {
     const stream = uniquePrefix("backoff-jitter");
     const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(200));
