@@ -1,5 +1,5 @@
 import { Actor } from "./Actor.js";
-import { DEMO_GROUP, DEMO_STREAM } from "./demoConfig.js";
+import { DEMO_BILLING_LANE, DEMO_GROUP, DEMO_STREAM } from "./demoConfig.js";
 import { amountProblem, orderName, readGroup, type StreamEntry } from "./streamEntries.js";
 
 const SUMMARY_EVERY_MS = 5000;
@@ -7,15 +7,18 @@ const PROCESSING_MS = 30;
 
 /**
  * consumer-1, the well-behaved one: blocks for new orders, processes them, acknowledges them.
- * It also receives the janitor's requeued copies (they are new entries of the same stream) and
- * says so, which is where a crashed consumer's orders visibly get a second chance.
+ * It reads billing's retry lane in the same XREADGROUP, so it also receives the janitor's
+ * requeued copies and says so, which is where a crashed consumer's orders visibly get a second
+ * chance (and the audit group, which reads demo:orders too, never sees those copies).
  */
 export class GoodConsumer extends Actor {
   private processed = 0;
   private copies = 0;
 
   protected async run(): Promise<void> {
-    this.say("reads with XREADGROUP BLOCK and acknowledges every order it processes");
+    this.say(
+      `reads ${DEMO_STREAM} and ${DEMO_BILLING_LANE} in one XREADGROUP BLOCK and acknowledges every order it processes`,
+    );
     let lastSummaryAt = performance.now();
     let lastSummaryCount = 0;
     while (!this.stopping) {
@@ -27,11 +30,15 @@ export class GoodConsumer extends Actor {
         count: 10,
         blockMs: 500,
         from: ">",
+        lane: DEMO_BILLING_LANE,
       });
       // Processing takes a moment; it also lets the janitor's own report of a sweep come first.
       if (entries.length > 0) await this.pause(PROCESSING_MS);
-      const done = entries.filter((entry) => this.process(entry)).map((entry) => entry.id);
-      if (done.length > 0) await this.redis.xack(DEMO_STREAM, DEMO_GROUP, ...done);
+      const done = entries.filter((entry) => this.process(entry));
+      for (const stream of [DEMO_STREAM, DEMO_BILLING_LANE]) {
+        const ids = done.filter((entry) => entry.stream === stream).map((entry) => entry.id);
+        if (ids.length > 0) await this.redis.xack(stream, DEMO_GROUP, ...ids);
+      }
       if (performance.now() - lastSummaryAt >= SUMMARY_EVERY_MS) {
         lastSummaryAt = performance.now();
         if (this.processed !== lastSummaryCount) {
@@ -58,7 +65,7 @@ export class GoodConsumer extends Actor {
       this.copies += 1;
       const earlier = Number(entry.fields?.get("x-delivery-count") ?? "0");
       this.say(
-        `got the requeued copy of ${orderName(entry)} (first id ${originalId}, delivery ${earlier + 1}): processed and acked`,
+        `got the requeued copy of ${orderName(entry)} from ${entry.stream} (first id ${originalId}, delivery ${earlier + 1}): processed and acked`,
       );
     }
     return true;

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer } from "node:net";
 import { defaultConfig, plainRedisConfig } from "../config/defaultConfig.js";
 import type { JanitorConfig } from "../core/configTypes.js";
-import { defaultDeadLetterStream } from "../core/resolveGroup.js";
+import { defaultDeadLetterStream, defaultRetryLaneStream } from "../core/resolveGroup.js";
 
 /**
  * Every key the demo touches starts with `demo:` (or `{demo:` for the dead-letter stream, whose
@@ -10,8 +10,21 @@ import { defaultDeadLetterStream } from "../core/resolveGroup.js";
  */
 export const DEMO_STREAM = "demo:orders";
 export const DEMO_GROUP = "billing";
+/** The stream's second group: it records every order, so a copy in demo:orders would reach it. */
+export const DEMO_AUDIT_GROUP = "audit";
 const DEMO_LEASE_KEY = "demo:stream-janitor:lease";
 export const DEMO_DEAD_LETTER_STREAM = defaultDeadLetterStream(DEMO_STREAM);
+/**
+ * Two groups read demo:orders, so neither may requeue into it (the other would get the copy):
+ * each requeues into a retry lane of its own (retryLane: true), which its consumers read too.
+ */
+export const DEMO_BILLING_LANE = defaultRetryLaneStream(DEMO_STREAM, DEMO_GROUP);
+export const DEMO_AUDIT_LANE = defaultRetryLaneStream(DEMO_STREAM, DEMO_AUDIT_GROUP);
+/** Each group's lane, by group name (the janitor's log lines name the group only). */
+export const DEMO_LANES: Readonly<Record<string, string>> = {
+  [DEMO_GROUP]: DEMO_BILLING_LANE,
+  [DEMO_AUDIT_GROUP]: DEMO_AUDIT_LANE,
+};
 
 export const DEMO_MIN_IDLE_MS = 2000;
 export const DEMO_MAX_DELIVERIES = 3;
@@ -38,18 +51,17 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
       maxConsumersPerGroup: 20,
       pelScanIntervalMs: 2000,
     },
-    groups: [
-      {
-        stream: DEMO_STREAM,
-        group: DEMO_GROUP,
-        minIdleMs: DEMO_MIN_IDLE_MS,
-        maxDeliveries: DEMO_MAX_DELIVERIES,
-        action: "requeue",
-        requeueStream: "",
-        deadLetterStream: "",
-        deadLetterMaxLen: 1000,
-      },
-    ],
+    groups: [DEMO_GROUP, DEMO_AUDIT_GROUP].map((group) => ({
+      stream: DEMO_STREAM,
+      group,
+      minIdleMs: DEMO_MIN_IDLE_MS,
+      maxDeliveries: DEMO_MAX_DELIVERIES,
+      action: "requeue" as const,
+      retryLane: true,
+      requeueStream: "",
+      deadLetterStream: "",
+      deadLetterMaxLen: 1000,
+    })),
   };
 }
 

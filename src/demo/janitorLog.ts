@@ -1,5 +1,5 @@
 import type { DestinationStream } from "pino";
-import { DEMO_MIN_IDLE_MS } from "./demoConfig.js";
+import { DEMO_LANES, DEMO_MIN_IDLE_MS } from "./demoConfig.js";
 import type { Printer } from "./printer.js";
 
 type LogRecord = Record<string, unknown> & { level?: number; msg?: string };
@@ -34,7 +34,9 @@ function describe(record: LogRecord): string | undefined {
     case "lease lost":
       return `lost the lease (${text(record.reason)})`;
     case "group swept": {
-      const parts = [`requeued ${n("requeued")}`, `dead-lettered ${n("deadLettered")}`];
+      const lane = DEMO_LANES[text(record.group)];
+      const into = lane === undefined || n("requeued") === 0 ? "" : ` into ${lane}`;
+      const parts = [`requeued ${n("requeued")}${into}`, `dead-lettered ${n("deadLettered")}`];
       if (n("reassigned") > 0) parts.push(`reassigned ${n("reassigned")}`);
       return `swept ${where(record)}: claimed ${plural(n("claimed"), "entry", "entries")} idle for ${DEMO_MIN_IDLE_MS / 1000} s or more -> ${parts.join(", ")}`;
     }

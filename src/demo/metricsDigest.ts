@@ -1,9 +1,17 @@
 import type { Redis } from "ioredis";
-import { DEMO_DEAD_LETTER_STREAM, DEMO_GROUP, DEMO_STREAM } from "./demoConfig.js";
+import {
+  DEMO_AUDIT_GROUP,
+  DEMO_AUDIT_LANE,
+  DEMO_BILLING_LANE,
+  DEMO_DEAD_LETTER_STREAM,
+  DEMO_GROUP,
+  DEMO_STREAM,
+} from "./demoConfig.js";
 import { errorMessage, type Printer } from "./printer.js";
 
 const SCRAPE_TIMEOUT_MS = 3000;
 const GROUP_LABELS = { stream: DEMO_STREAM, group: DEMO_GROUP };
+const AUDIT_LABELS = { stream: DEMO_STREAM, group: DEMO_AUDIT_GROUP };
 
 /** Sample values from a Prometheus text exposition, summed over the label sets that match. */
 function sumSamples(
@@ -54,7 +62,8 @@ export async function printDigest(
   const sample = (name: string, labels: Readonly<Record<string, string>> = GROUP_LABELS) =>
     sumSamples(exposition, `stream_janitor_${name}`, labels);
   // A counter that never moved has no sample yet, which means 0.
-  const total = (name: string): string => round(sample(`${name}_total`) ?? 0);
+  const total = (name: string, labels = GROUP_LABELS): string =>
+    round(sample(`${name}_total`, labels) ?? 0);
   let fellBack = false;
   const gauge = async (
     name: string,
@@ -77,6 +86,10 @@ export async function printDigest(
   const deadLetters = await gauge("dead_letter_length_entries", () =>
     redis.xlen(DEMO_DEAD_LETTER_STREAM),
   );
+  const laneLength = (lane: string, labels: Readonly<Record<string, string>>) =>
+    gauge("retry_lane_length_entries", () => redis.xlen(lane), labels);
+  const billingLane = await laneLength(DEMO_BILLING_LANE, GROUP_LABELS);
+  const auditLane = await laneLength(DEMO_AUDIT_LANE, AUDIT_LABELS);
   const maxIdle = sample("pending_max_idle_seconds");
   const lag = sample("lag_entries");
 
@@ -90,6 +103,11 @@ export async function printDigest(
   printer.detail(
     `totals: claimed ${total("claimed_entries")}, requeued ${total("requeued_entries")}, ` +
       `dead-lettered ${total("dead_lettered_entries")}, ghosts ${total("ghost_entries")}`,
+  );
+  printer.detail(
+    `retry lanes (requeued copies): ${DEMO_BILLING_LANE} ${billingLane} entries, ` +
+      `${DEMO_AUDIT_LANE} ${auditLane} entries; group ${DEMO_AUDIT_GROUP}: claimed ` +
+      `${total("claimed_entries", AUDIT_LABELS)}, requeued ${total("requeued_entries", AUDIT_LABELS)}`,
   );
   printer.detail(
     `dead-letter stream length ${deadLetters}, leader ${round(sample("leader", {}) ?? 0)}`,

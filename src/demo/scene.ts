@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
 import { setTimeout as delay } from "node:timers/promises";
+import type { AuditConsumer } from "./AuditConsumer.js";
+import { crashAuditorMidBatch } from "./auditorCrash.js";
 import { crashMidBatch } from "./crashingConsumer.js";
 import { DEMO_MIN_IDLE_MS } from "./demoConfig.js";
 import type { DeadLetterWatcher } from "./DeadLetterWatcher.js";
@@ -17,6 +19,9 @@ export interface Cast {
   deadLetters: DeadLetterWatcher;
   /** consumer-2's connection; it closes it when it "crashes". */
   crashingRedis: Redis;
+  /** The audit group's consumer, and auditor-1's connection (closed when it "crashes"). */
+  auditor: AuditConsumer;
+  crashingAuditorRedis: Redis;
   /** For the retention job. */
   admin: Redis;
 }
@@ -29,7 +34,8 @@ const GHOSTS = 2;
 /**
  * Sets up the trouble, in an order that makes each actor get exactly what the story needs: the
  * burst goes to consumer-2 (it reads before anyone else), the poison order to consumer-3, and
- * only then does consumer-1 start taking everything new. The rest is up to the janitor.
+ * only then does consumer-1 start taking everything new. In the audit group, auditor-1 reads the
+ * burst too and dies half-way through it. The rest is up to the janitor.
  */
 export async function playScene(cast: Cast, printer: Printer, signal: AbortSignal): Promise<void> {
   cast.deadLetters.start();
@@ -41,6 +47,9 @@ export async function playScene(cast: Cast, printer: Printer, signal: AbortSigna
   printer.line("producer", 'added an order whose amount is "twelve": a poison order');
   await cast.poisonConsumer.takeOne();
   cast.poisonConsumer.start();
+  // Before the producer starts, so auditor-1's batch is exactly the burst.
+  await crashAuditorMidBatch(cast.crashingAuditorRedis, printer);
+  cast.auditor.start();
 
   cast.goodConsumer.start();
   cast.producer.start();

@@ -5,11 +5,14 @@ import { startDaemon } from "../daemon/startDaemon.js";
 import { TeardownStack } from "../daemon/TeardownStack.js";
 import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
 import { createLogger } from "../logging/createLogger.js";
+import { AuditConsumer } from "./AuditConsumer.js";
 import { DeadLetterWatcher } from "./DeadLetterWatcher.js";
 import {
   chooseHttpPort,
+  DEMO_AUDIT_GROUP,
   DEMO_DEAD_LETTER_STREAM,
   DEMO_GROUP,
+  DEMO_LANES,
   DEMO_MAX_DELIVERIES,
   DEMO_MIN_IDLE_MS,
   DEMO_STREAM,
@@ -103,17 +106,20 @@ export async function startDemo(
       poisonConsumer: new PoisonConsumer(connect("consumer-3"), printer),
       deadLetters: new DeadLetterWatcher(connect("dead-letters"), printer),
       crashingRedis: connect("consumer-2"),
+      auditor: new AuditConsumer("auditor-2", connect("auditor-2"), printer),
+      crashingAuditorRedis: connect("auditor-1"),
       admin,
     };
     // The producer stops first, so nothing new arrives unread; then the readers, together, since
     // each may be waiting out a short blocking read.
     teardown.push("actors", async () => {
       await cast.producer.stop();
-      const readers = [cast.goodConsumer, cast.poisonConsumer, cast.deadLetters];
+      const readers = [cast.goodConsumer, cast.poisonConsumer, cast.auditor, cast.deadLetters];
       await Promise.all(readers.map((actor) => actor.stop()));
     });
     // consumer-2 normally closes its own connection when it "crashes"; this covers a stop before.
     teardown.push("consumer-2", () => cast.crashingRedis.disconnect());
+    teardown.push("auditor-1", () => cast.crashingAuditorRedis.disconnect());
 
     const digests = setInterval(() => {
       void printDigest(printer, httpUrl, admin, "digest").catch(() => undefined);
@@ -139,19 +145,39 @@ export async function startDemo(
 function janitorSettings(config: JanitorConfig): string {
   return (
     `sweeps every ${config.sweep.intervalMs} ms, claims entries idle >= ${DEMO_MIN_IDLE_MS} ms, ` +
-    `requeues them, dead-letters at ${DEMO_MAX_DELIVERIES} deliveries into ${DEMO_DEAD_LETTER_STREAM}`
+    `requeues them into each group's retry lane, dead-letters at ${DEMO_MAX_DELIVERIES} deliveries into ${DEMO_DEAD_LETTER_STREAM}`
   );
 }
 
-/** A fresh stream and group; only the demo's own keys are deleted, nothing is flushed. */
+/**
+ * A fresh stream, its two groups and their retry lanes; only the demo's own keys are deleted,
+ * nothing is flushed. The lanes are created here, as the README advises, because the consumers
+ * read them before the janitor's first sweep would create them (XREADGROUP on a missing lane
+ * fails with NOGROUP); the janitor accepts the groups it finds.
+ */
 async function prepareStream(admin: Redis, printer: Printer): Promise<void> {
-  const removed = await admin.del(DEMO_STREAM, DEMO_DEAD_LETTER_STREAM);
+  const lanes = Object.entries(DEMO_LANES);
+  const removed = await admin.del(
+    DEMO_STREAM,
+    DEMO_DEAD_LETTER_STREAM,
+    ...lanes.map(([, lane]) => lane),
+  );
   if (removed > 0) {
     printer.line(
       "demo",
-      `deleted ${DEMO_STREAM} and ${DEMO_DEAD_LETTER_STREAM} from an earlier run`,
+      `deleted ${DEMO_STREAM}, its retry lanes and ${DEMO_DEAD_LETTER_STREAM} from an earlier run`,
     );
   }
-  await admin.call("XGROUP", "CREATE", DEMO_STREAM, DEMO_GROUP, "$", "MKSTREAM");
-  printer.line("demo", `created stream ${DEMO_STREAM} with consumer group ${DEMO_GROUP}`);
+  for (const group of [DEMO_GROUP, DEMO_AUDIT_GROUP]) {
+    await admin.call("XGROUP", "CREATE", DEMO_STREAM, group, "$", "MKSTREAM");
+  }
+  for (const [group, lane] of lanes) {
+    await admin.call("XGROUP", "CREATE", lane, group, "0", "MKSTREAM");
+  }
+  printer.line(
+    "demo",
+    `created stream ${DEMO_STREAM} with consumer groups ${DEMO_GROUP} and ${DEMO_AUDIT_GROUP}; ` +
+      `requeued copies in ${DEMO_STREAM} would reach both, so each has a retry lane of its own ` +
+      `(retryLane: true): ${lanes.map(([, lane]) => lane).join(" and ")}`,
+  );
 }

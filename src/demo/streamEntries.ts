@@ -2,6 +2,8 @@ import type { Redis } from "ioredis";
 
 /** One stream entry as the demo's actors see it; `fields` is undefined when the body is gone. */
 export interface StreamEntry {
+  /** The stream it was read from: the source, or a group's retry lane. */
+  readonly stream: string;
   readonly id: string;
   readonly fields: ReadonlyMap<string, string> | undefined;
 }
@@ -14,12 +16,17 @@ export function parseReadReply(reply: unknown): StreamEntry[] {
   if (!Array.isArray(reply)) return [];
   const entries: StreamEntry[] = [];
   for (const stream of reply as unknown[]) {
-    const items = Array.isArray(stream) ? (stream as unknown[])[1] : undefined;
+    if (!Array.isArray(stream)) continue;
+    const [name, items] = stream as [unknown, unknown];
     if (!Array.isArray(items)) continue;
     for (const item of items as unknown[]) {
       if (!Array.isArray(item)) continue;
       const [id, flat] = item as [unknown, unknown];
-      entries.push({ id: String(id), fields: Array.isArray(flat) ? toMap(flat) : undefined });
+      entries.push({
+        stream: String(name),
+        id: String(id),
+        fields: Array.isArray(flat) ? toMap(flat) : undefined,
+      });
     }
   }
   return entries;
@@ -40,6 +47,8 @@ export interface ReadGroupOptions {
   blockMs?: number;
   /** `>` for new entries, `0` to re-read the consumer's own pending entries. */
   from: ">" | "0";
+  /** The group's retry lane, read in the same XREADGROUP (from the same id). */
+  lane?: string;
 }
 
 export async function readGroup(redis: Redis, options: ReadGroupOptions): Promise<StreamEntry[]> {
@@ -53,8 +62,9 @@ export async function readGroup(redis: Redis, options: ReadGroupOptions): Promis
     options.count,
     ...block,
     "STREAMS",
-    options.stream,
-    options.from,
+    ...(options.lane === undefined
+      ? [options.stream, options.from]
+      : [options.stream, options.lane, options.from, options.from]),
   );
   return parseReadReply(reply);
 }

@@ -59,6 +59,29 @@ describe("npm run demo", () => {
     expect(output).not.toMatch(/\{"level"/u); // no raw JSON log lines
     expect(output).toMatch(/stopped cleanly/u);
     expect(output).toMatch(/final digest/u);
+    // A second group on the stream, on a retry lane of its own (retryLane: true): its consumer
+    // reads demo:orders and the lane in one XREADGROUP, dies mid-batch, and the janitor's copies
+    // come back through the lane, never through demo:orders.
+    expect(output).toMatch(/auditor-1 +crashed after recording 3 of 5 orders/u);
+    expect(output).toMatch(
+      /janitor +swept demo:orders\/audit: claimed \d+ entr\w+ .*requeued [1-9]\d* into \{demo:orders\}:audit:retry/u,
+    );
+    expect(output).toMatch(
+      /auditor-2 +got order #\d+ back through the retry lane \{demo:orders\}:audit:retry \(first id [\d-]+, delivery 2\)/u,
+    );
+    // Each group gets one copy of each stuck order: billing's consumer never sees audit's copies.
+    const copies = (pattern: RegExp): string[] =>
+      [...output.matchAll(pattern)].map((match) => match[1] ?? "");
+    const billingCopies = copies(/consumer-1 +got the requeued copy of order #(\d+)/gu);
+    const auditCopies = copies(/auditor-2 +got order #(\d+) back through the retry lane/gu);
+    expect(new Set(billingCopies).size, output).toBe(billingCopies.length);
+    expect(new Set(auditCopies).size, output).toBe(auditCopies.length);
+    expect(output).toMatch(
+      /consumer-1 +got the requeued copy of order #\d+ from \{demo:orders\}:billing:retry/u,
+    );
+    expect(output).toMatch(
+      /retry lanes \(requeued copies\): \{demo:orders\}:billing:retry [1-9]\d*\*? entries, \{demo:orders\}:audit:retry [1-9]\d*\*? entries; group audit: claimed [1-9]\d*, requeued [1-9]/u,
+    );
 
     const server = /redis-server \(pid (\d+)\) on port \d+, data in (\S+),/u.exec(output);
     expect(server, output).not.toBeNull();
