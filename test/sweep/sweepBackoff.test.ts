@@ -75,6 +75,34 @@ describe("backoff tiers", () => {
     after.forEach((e, i) => expect(e.idleMs).toBeGreaterThanOrEqual(waiting[i]?.idleMs ?? 0));
   });
 
+  it("counts a requeued copy's earlier deliveries (x-delivery-count) toward its tier", async () => {
+    const stream = uniquePrefix("backoff-copies");
+    // Two copies, each delivered once as a copy: one carries 2 earlier deliveries (3 in all),
+    // the other none. backoffMs [1s, 10s, 1m]: 3 deliveries wait a minute, 1 delivery a second.
+    const carried = await fixture.redis.xadd(stream, "*", "k", "v", "x-delivery-count", "2");
+    const fresh = await fixture.redis.xadd(stream, "*", "k", "v", "x-delivery-count", "0");
+    await fixture.redis.xgroup("CREATE", stream, "workers", "0");
+    await fixture.redis.xreadgroup("GROUP", "workers", "c0", "STREAMS", stream, ">");
+    await fabricate(stream, "workers", [
+      { id: carried ?? "", consumer: "c0", idleMs: 15_000, deliveries: 1 },
+      { id: fresh ?? "", consumer: "c0", idleMs: 15_000, deliveries: 1 },
+    ]);
+    const group = groupConfig(stream, {
+      minIdleMs: 500,
+      maxDeliveries: 100,
+      backoffMs: [1000, 10_000, 60_000],
+      requeueStream: `${stream}:copies`,
+    });
+
+    const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);
+
+    expect(result.error).toBeUndefined();
+    const copies = await fixture.redis.xrange(`${stream}:copies`, "-", "+");
+    expect(copies.map(([, f]) => f[f.indexOf("x-original-id") + 1])).toEqual([fresh]);
+    const after = await pendingEntries(fixture.redis, stream, "workers");
+    expect(after.map((e) => [e.id, e.deliveries])).toEqual([[carried, 1]]);
+  });
+
   it("dead-letters an entry idle past deadLetterAfterIdleMs even when its tier is not due yet", async () => {
     const stream = uniquePrefix("backoff-max-idle");
     const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3));

@@ -603,12 +603,34 @@ end
 -- in this window's copy of its XPENDING line is set to -1, so that the runs below split around
 -- it: never claimed nor touched (only claimed entries' lines are used to put entries back).
 -- Below claimIdle or from alwaysDue on, the answer needs no per-entry threshold.
+-- The tier follows every delivery so far, as maxDeliveries does: a requeued copy (or a retry
+-- lane's) carries its earlier deliveries in x-delivery-count, read from its body inside this call
+-- (no round trip); only for entries in between, and only when backoff is configured.
+local function carriedDeliveries(id)
+  local found = redis.call('XRANGE', source, id, id)[1]
+  if not found then return 0 end -- a ghost: XAUTOCLAIM reports it
+  local fields = found[2]
+  for i = #fields - 1, 1, -2 do -- metadata is written last
+    if fields[i] == 'x-delivery-count' then
+      local value = fields[i + 1]
+      -- As earlierDeliveries: a canonical decimal integer, else 0 (counted when handled).
+      if #value <= 15 and string.find(value, '^%d+$')
+        and (value == '0' or string.byte(value, 1) ~= 48) then
+        return tonumber(value)
+      end
+      return 0
+    end
+  end
+  return 0
+end
+
 local function markWaiting(window, count)
   for i = 1, count do
     local entry = window[i]
     local idle = entry[3]
     if idle >= claimIdle and idle < alwaysDue
-      and idle < dueAfter(tiers, tierCount, spread, entry[1], entry[4]) then
+      and idle < dueAfter(tiers, tierCount, spread, entry[1],
+        entry[4] + carriedDeliveries(entry[1])) then
       entry[3] = -1
     end
   end
