@@ -3,20 +3,9 @@ import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { addStuckEntries, pendingEntries, streamEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+import { seededRandom } from "../support/seededRandom.js";
 
 const fixture = useRedisServer();
-
-/** mulberry32: a small seeded PRNG, so that a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Planned {
   /** The source stream or the group's retry lane. */
@@ -97,7 +86,7 @@ async function randomLanePel(
   seed: number,
   size: number,
 ): Promise<Planned[]> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const sourceIds = await addStuckEntries(
     fixture.redis,
     stream,

@@ -4,20 +4,9 @@ import { backoffPolicy, dueAfterMs } from "../../src/core/backoffThreshold.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
+import { seededRandom } from "../support/seededRandom.js";
 
 const fixture = useRedisServer();
-
-/** mulberry32: a small seeded PRNG, so that a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Planned {
   id: string;
@@ -34,7 +23,7 @@ const MARGIN_MS = 400;
 
 /** A random PEL: owners, delivery counts, idle times, some deleted bodies (ghosts). */
 async function randomPel(stream: string, seed: number, size: number): Promise<Planned[]> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(size));
   const policy = backoffPolicy(CONFIG);
   const planned = ids.map((id): Planned => {
