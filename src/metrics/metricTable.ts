@@ -87,6 +87,13 @@ export const METRIC_TABLE = {
       help: "Upper bound on the age of the oldest entry not yet delivered to the group: Redis TIME minus the millisecond part of the group's last-delivered id while entries wait (lag > 0); 0 when nothing waits. No sample while the lag is unknown or the group has received nothing yet. Read from ids only: no entry is read.",
       labelNames: GROUP,
     },
+    backlogEntries: {
+      name: "stream_janitor_backlog_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "Work waiting for a consumer, for autoscaling: lag_entries plus pending_due_entries. No sample while the lag is unknown (see lag_valid): a 0 would scale the consumers to zero.",
+      labelNames: GROUP,
+    },
     groupReadable: {
       name: "stream_janitor_group_readable",
       type: "gauge",

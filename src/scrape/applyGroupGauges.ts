@@ -25,6 +25,7 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.lagEntries,
     metrics.lagValid,
     metrics.lagSeconds,
+    metrics.backlogEntries,
     metrics.streamLengthEntries,
     metrics.deadLetterLengthEntries,
     metrics.retryLaneLengthEntries,
@@ -130,11 +131,16 @@ function setGroup(
   metrics.pendingMaxIdleSeconds.set(labels, empty ? 0 : seconds(maxIdleMs));
   metrics.pendingMaxDeliveries.set(labels, empty ? 0 : maxDeliveries);
   if (scan !== undefined) metrics.pelScanTimestampSeconds.set(labels, scan.scannedAtMs / 1000);
-  metrics.pendingDueEntries.set(labels, dueEntries(group, values, scan));
+  const due = dueEntries(group, values, scan);
+  metrics.pendingDueEntries.set(labels, due);
 
-  // Never turn a null lag into 0: no sample, and lag_valid says why.
+  // Never turn a null lag into 0: no sample, and lag_valid says why. The backlog follows it, as
+  // an autoscaler would read a 0 as "no work" and scale the consumers to zero.
   const lag = validLag(values, options);
-  if (lag !== undefined) metrics.lagEntries.set(labels, lag);
+  if (lag !== undefined) {
+    metrics.lagEntries.set(labels, lag);
+    metrics.backlogEntries.set(labels, lag + due);
+  }
   metrics.lagValid.set(labels, lag === undefined ? 0 : 1);
   const waitingMs = waitingBoundMs(values, lag, nowMs);
   if (waitingMs !== undefined) metrics.lagSeconds.set(labels, seconds(waitingMs));
