@@ -102,6 +102,17 @@ export class EventWriter {
     await Promise.all([...this.inFlight]);
   }
 
+  /** At shutdown: lets the last events (lease-lost) reach Redis, waiting at most `timeoutMs`. */
+  async flush(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([this.settled(), timeUp]);
+    clearTimeout(timer);
+  }
+
   private async send(event: AdvisoryEvent): Promise<void> {
     const { redis, streamKey, maxLen, by } = this.options;
     const at = event.at ?? (await redisNowMs(redis));
