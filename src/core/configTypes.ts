@@ -137,14 +137,8 @@ export interface JanitorConfig {
   groups: GroupConfig[];
   discover: DiscoverConfig[];
   discovery: DiscoveryConfig;
-  /** Advisory events (contract section 8), written best effort to a capped stream. */
-  events: EventsConfig;
+  /** Advisory events (contract section 8): `stream` "" turns them off; `maxLen` is approximate. */
+  events: { stream: string; maxLen: number };
   /** Safe trimming per stream (contract section 3). */
   retention: RetentionConfig[];
-}
-
-/** Where advisory events go: `stream` "" turns them off; `maxLen` is an approximate cap. */
-export interface EventsConfig {
-  stream: string;
-  maxLen: number;
 }

@@ -23,7 +23,7 @@ export function recordSweepEvents(
 }
 
 /** The events of one group's sweep: only the actions with a count above 0. */
-export function sweepEvents(result: GroupSweepResult): AdvisoryEvent[] {
+function sweepEvents(result: GroupSweepResult): AdvisoryEvent[] {
   const { stream, group } = result;
   const events: AdvisoryEvent[] = [];
   if (result.requeued > 0) events.push({ type: "requeued", stream, group, count: result.requeued });

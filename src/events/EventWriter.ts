@@ -3,7 +3,7 @@ import type { EventMetrics } from "../metrics/eventMetrics.js";
 import { redisNowMs } from "../redis/redisNowMs.js";
 
 /** The event types of contract section 8. */
-export type EventType =
+type EventType =
   | "dead-lettered"
   | "requeued"
   | "reassigned"
@@ -33,7 +33,7 @@ export interface AdvisoryEvent {
 }
 
 /** At most this many ids per event (contract section 8). */
-export const MAX_EVENT_IDS = 20;
+const MAX_EVENT_IDS = 20;
 /** Writes still waiting for Redis beyond this are dropped (and counted lost): memory stays bounded. */
 const MAX_IN_FLIGHT = 1000;
 
