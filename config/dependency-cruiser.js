@@ -39,6 +39,12 @@ const LAYERS = [
     note: "Prometheus plumbing and the one table of metric definitions",
   },
   {
+    name: "events",
+    members: ["events"],
+    peersMayImport: true,
+    note: "the advisory events writer (best effort XADD to events.stream), used by services and above",
+  },
+  {
     name: "services",
     members: ["lease", "sweep", "discovery", "maintenance", "scrape"],
     // true: services may use each other (no cycles); false: each service uses only lower layers.

@@ -91,6 +91,8 @@ export async function runSweepCommand(
     signal.removeEventListener("abort", onSignal);
     await supervisor?.stop();
     await lease.stop();
+    // The events of this sweep and of the lease, bounded: they are best effort.
+    await janitor.events.flush(1_000);
     for (const client of connections) client.disconnect();
   }
 }

@@ -253,6 +253,10 @@ export const janitorSchema = {
     intervalMs: leaf(60000, "how often discover patterns are re-scanned", duration),
     maxGroups: leaf(10000, "cap on discovered groups", integer(1)),
   },
+  events: {
+    stream: leaf("stream-janitor:events", 'advisory events stream ("" turns them off)', anyString),
+    maxLen: leaf(10000, "approximate cap on the advisory events stream", integer(1)),
+  },
   retention: leaf<unknown[]>([], "safe trimming per stream", {
     expected: "a list of {stream, maxLen, maxAgeMs}",
     test: (v) => Array.isArray(v),

@@ -1,5 +1,6 @@
 import convict from "convict";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
+import { checkEventsStream } from "./checkEventsStream.js";
 import {
   checkCrossKeyRules,
   janitorSchema,
@@ -49,6 +50,7 @@ export function checkConfig(
   const merged = mergeWithConvict(sections, env, badEnv, problems);
   const config: JanitorConfig = { ...merged, groups, discover, retention };
   checkCrossKeyRules(config, problems, badSections);
+  if (!badSections.has("events")) checkEventsStream(config, problems);
   // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
   // (Only on a clean groups list: a dropped entry would shift the indexes the problems name.)
   if (config.redis.mode === "cluster" && !badSections.has("groups")) {

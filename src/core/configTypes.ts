@@ -137,6 +137,8 @@ export interface JanitorConfig {
   groups: GroupConfig[];
   discover: DiscoverConfig[];
   discovery: DiscoveryConfig;
+  /** Advisory events (contract section 8): `stream` "" turns them off; `maxLen` is approximate. */
+  events: { stream: string; maxLen: number };
   /** Safe trimming per stream (contract section 3). */
   retention: RetentionConfig[];
 }

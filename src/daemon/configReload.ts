@@ -8,7 +8,7 @@ import { METRIC_TABLE } from "../metrics/metricTable.js";
  * Sections read once, when connections, the lease and the HTTP server are built: a reload that
  * changes them is applied everywhere else, and these keys are named in a warning.
  */
-const RESTART_SECTIONS = ["redis", "lease", "http", "metrics"] as const;
+const RESTART_SECTIONS = ["redis", "lease", "http", "metrics", "events"] as const;
 
 /** Dotted keys of the restart-only sections whose values differ (names only: values may be secret). */
 export function settingsNeedingRestart(running: JanitorConfig, next: JanitorConfig): string[] {

@@ -13,6 +13,10 @@ import { connectRedis, isCluster } from "../redis/connectRedis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
+import { EventWriter } from "../events/EventWriter.js";
+import { instanceId } from "../events/instanceId.js";
+import { createEventMetrics } from "../metrics/eventMetrics.js";
+import { recordLeaseEvents, recordSweepEvents } from "./recordEvents.js";
 import { recordSweepMetrics } from "./recordSweep.js";
 import { Supervisor } from "./Supervisor.js";
 
@@ -60,6 +64,8 @@ export interface Janitor {
   readonly leaseRedis: RedisClient;
   /** Not started: `run` starts its loop, `sweep` tries once. */
   readonly lease: Lease;
+  /** The advisory events (best effort, on the sweep connection, outside every script). */
+  readonly events: EventWriter;
   /**
    * Builds maintenance and the supervisor from `settings` (the configuration in effect now,
    * after any reload), following `groups`, acting under the lease's current term.
@@ -94,6 +100,15 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     fencePerSlot: cluster,
     metrics,
   });
+  const events = new EventWriter({
+    redis: sweepRedis,
+    streamKey: config.events.stream,
+    maxLen: config.events.maxLen,
+    by: instanceId(),
+    metrics: createEventMetrics(registry),
+    logger,
+  });
+  recordLeaseEvents(lease, events);
 
   const createSweepWork: Janitor["createSweepWork"] = (settings, groups) => {
     const maintenance = new Maintenance({
@@ -113,6 +128,7 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
       maintenance,
     });
     recordSweepMetrics(supervisor, metrics, logger);
+    recordSweepEvents(supervisor, events);
     return { supervisor, maintenance };
   };
 
@@ -148,6 +164,7 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     sweepRedis,
     leaseRedis,
     lease,
+    events,
     createSweepWork,
     reportRefusals,
     warnOutsideSlot,

@@ -4,6 +4,7 @@ import { checkHasWork } from "../config/checkHasWork.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import type { GroupSet } from "../core/GroupSet.js";
 import type { Discovery } from "../discovery/Discovery.js";
+import type { AdvisoryEvent } from "../events/EventWriter.js";
 import { reloadProblems, settingsNeedingRestart } from "./configReload.js";
 import type { Janitor, SweepWork } from "./createJanitor.js";
 
@@ -16,7 +17,12 @@ export interface ReloadTargets {
   janitor: Pick<Janitor, "warnOutsideSlot" | "reportRefusals">;
   /** The sweep work once boot has built it (a reload may come before). */
   sweepWork: () => SweepWork | undefined;
+  /** Writes an advisory event (the daemon writes it only while leading); fire-and-forget. */
+  advise?: (event: AdvisoryEvent) => void;
 }
+
+/** A failed reload's event names at most this many problems (the log has them all). */
+const MAX_EVENT_PROBLEMS = 20;
 
 export interface Reloader {
   /** The configuration in effect: the start-up one, with every applied reload but restart-only keys. */
@@ -63,6 +69,17 @@ export function createReloader(initial: JanitorConfig, targets: ReloadTargets): 
       },
       "configuration reloaded",
     );
+    targets.advise?.({
+      type: "config-reloaded",
+      count: groupSet.current().length,
+      detail: {
+        groups: groupSet.current().length,
+        added: change?.added.length ?? 0,
+        removed: change?.removed.length ?? 0,
+        updated: change?.updated.length ?? 0,
+        restartNeeded: restart,
+      },
+    });
   };
 
   let reloading: Promise<boolean> = Promise.resolve(true);
@@ -80,6 +97,11 @@ export function createReloader(initial: JanitorConfig, targets: ReloadTargets): 
           { problems },
           `configuration reload failed (${problems.length} problem${problems.length === 1 ? "" : "s"}); the running configuration stays in effect`,
         );
+        targets.advise?.({
+          type: "config-reload-failed",
+          count: problems.length,
+          detail: { problems: problems.slice(0, MAX_EVENT_PROBLEMS) },
+        });
         return false;
       }
       apply(next);

@@ -38,6 +38,8 @@ export interface DaemonDependencies {
 
 /** Discovery sends single SCAN calls and bounded XINFO GROUPS pipelines. */
 const DISCOVERY_COMMAND_TIMEOUT_MS = 2_000;
+/** How long shutdown waits for the last advisory events (lease-lost) before closing connections. */
+const EVENTS_FLUSH_MS = 1_000;
 
 /**
  * The composition root of `stream-janitor run`: builds the components in dependency order and
@@ -65,6 +67,8 @@ export async function startDaemon(
       return client;
     };
     const janitor = createJanitor(config, { logger, registry, version, connect });
+    // Runs after the lease and supervisor stopped, before the connections close.
+    teardown.push("events", () => janitor.events.flush(EVENTS_FLUSH_MS));
     // The scrape's reads are bounded as a whole by metrics.scrapeTimeoutMs (contract section 3):
     // a shorter bound per command would fail the tail of a large scrape before that.
     const metricsRedis = connect("metrics", metricsCommandTimeoutMs(config));
@@ -102,6 +106,10 @@ export async function startDaemon(
       discovery,
       janitor,
       sweepWork: () => sweepWork,
+      // The leader writes the events; a standby reloads just the same, silently.
+      advise: (event) => {
+        if (janitor.lease.term !== undefined) janitor.events.write(event);
+      },
     });
     bootInBackground({
       config,

@@ -7,7 +7,8 @@ import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 import { compileGlob } from "./globMatch.js";
 import { scanNodesOf, type ScanNodes } from "./scanNodes.js";
 
-export type DiscoveryInput = Pick<JanitorConfig, "groups" | "discover" | "discovery">;
+export type DiscoveryInput = Pick<JanitorConfig, "groups" | "discover" | "discovery"> &
+  Partial<Pick<JanitorConfig, "events">>;
 
 export interface DiscoveryScan {
   /** Groups found by the patterns, after exclusions, overrides and the cap, by stream/group name. */
@@ -191,6 +192,9 @@ export async function scanDiscoverPatterns(
     }
   }
   const outputs = outputStreams([...listed, ...candidates]);
+  // The advisory events stream is the janitor's output too (contract section 8).
+  const eventsStream = config.events?.stream ?? "";
+  if (eventsStream !== "") outputs.add(eventsStream);
   const sources = candidates.filter((group) => !outputs.has(group.stream)).sort(byName);
   scan.candidates = sources.length;
   // Stable from scan to scan: the first maxGroups by name, whatever order SCAN returned.

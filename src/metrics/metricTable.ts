@@ -299,4 +299,19 @@ export const METRIC_TABLE = {
       labelNames: [],
     },
   },
+  /** Advisory events (contract section 8): written best effort, so the lost ones are counted. */
+  events: {
+    eventsWritten: {
+      name: "stream_janitor_events_total",
+      type: "counter",
+      help: "Advisory events written to events.stream, by type.",
+      labelNames: ["type"],
+    },
+    eventsLost: {
+      name: "stream_janitor_events_lost_total",
+      type: "counter",
+      help: "Advisory events that could not be written (never retried): the events stream misses them.",
+      labelNames: ["type"],
+    },
+  },
 } as const satisfies Record<string, Record<string, MetricDescription>>;

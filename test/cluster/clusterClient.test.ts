@@ -1,4 +1,7 @@
 import { pino } from "pino";
+import { Registry } from "prom-client";
+import { EventWriter } from "../../src/events/EventWriter.js";
+import { createEventMetrics } from "../../src/metrics/eventMetrics.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { pipelinePerNode } from "../../src/redis/pipeline/pipelinePerNode.js";
 import { RedisUnavailableError } from "../../src/redis/pipeline/runPipeline.js";
@@ -28,6 +31,26 @@ describe("cluster client and per-node pipelines (three masters)", () => {
     opened.push(client);
     return client;
   };
+
+  it("writes advisory events to an events stream in a slot of its own, whatever master owns it", async () => {
+    const { cluster } = fixture;
+    const redis = janitorClient();
+    const keys = cluster.keysOnEveryMaster(uniquePrefix("events"));
+    for (const key of keys) {
+      const writer = new EventWriter({
+        redis,
+        streamKey: key,
+        maxLen: 100,
+        by: "h:1",
+        metrics: createEventMetrics(new Registry()),
+      });
+      writer.write({ type: "ghosts", stream: "orders", group: "billing", count: 1, ids: ["1-1"] });
+      await writer.settled();
+      const owner = await cluster.ownerOf(key);
+      const entries = await owner.client().xrange(key, "-", "+");
+      expect(entries.map(([, fields]) => fields.slice(0, 2))).toEqual([["type", "ghosts"]]);
+    }
+  });
 
   it("finds every master from the seeds and names its connections on each", async () => {
     const { cluster } = fixture;

@@ -31,6 +31,7 @@ const DEFAULTS: JanitorConfig = {
   groups: [],
   discover: [],
   discovery: { intervalMs: 60000, maxGroups: 10000 },
+  events: { stream: "stream-janitor:events", maxLen: 10000 },
   retention: [],
 };
 
@@ -142,6 +143,7 @@ describe("loadConfig", () => {
       ],
       discover: DEFAULTS.discover,
       discovery: DEFAULTS.discovery,
+      events: DEFAULTS.events,
       retention: [{ stream: "orders", maxLen: 1_000_000, maxAgeMs: 0 }],
     });
   });

@@ -38,6 +38,11 @@ describe("retention and reapConsumersIdleMs", () => {
       "retention[1].stream",
     ],
     [{ retention: { stream: "s" } }, "retention"],
+    [{ retention: [{ stream: "stream-janitor:events", maxLen: 5 }] }, "retention[0].stream"],
+    [
+      { events: { stream: "audit" }, groups: [{ stream: "audit", group: "g" }] },
+      "groups[0].stream",
+    ],
     [
       { groups: [{ stream: "s", group: "g", reapConsumersIdleMs: -5 }] },
       "groups[0].reapConsumersIdleMs",

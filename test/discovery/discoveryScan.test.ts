@@ -76,6 +76,18 @@ describe("discovery scan", () => {
     expect(groups[0]?.deadLetterStream).toBe(`{${prefix}:s}:dead`);
   });
 
+  it("never takes the advisory events stream as a source, even when a pattern matches it", async () => {
+    const prefix = uniquePrefix("events-stream");
+    await groupOn(fixture.redis, `${prefix}:orders`, "workers");
+    await groupOn(fixture.redis, `${prefix}:events`, "readers");
+    const config = {
+      ...discoveryConfig(fixture.server.url, prefix, [pattern(`${prefix}:*`)]),
+      events: { stream: `${prefix}:events`, maxLen: 100 },
+    };
+    const groups = await discoverGroups(fixture.redis, config);
+    expect(groups.map((group) => group.id)).toEqual([`${prefix}:orders/workers`]);
+  });
+
   it("gives discovered groups the pattern's backoff", async () => {
     const prefix = uniquePrefix("backoff");
     await groupOn(fixture.redis, `${prefix}:s`, "workers");

@@ -215,6 +215,26 @@ describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () 
     await admin.call("ACL", "LOG", "RESET");
   });
 
+  it("grants the daemon XADD on the events stream and the operators XREAD/XRANGE on it, read-only", async () => {
+    const text = await readFile(ACL_FILE, "utf8");
+    const [daemonLine, operatorLine, operatorRwLine] = text.split("\n");
+    expect(daemonLine?.split(" ")).toContain("~stream-janitor:events");
+    expect(operatorLine?.split(" ")).toContain("%R~stream-janitor:events");
+    expect(operatorRwLine?.split(" ")).toContain("%R~stream-janitor:events");
+    const events = `${FILE_PREFIX}:events`;
+    const daemon = client("stream-janitor");
+    await daemon.call("XADD", events, "MAXLEN", "~", "100", "*", "type", "ghosts");
+    for (const user of ["stream-janitor-operator", "stream-janitor-operator-rw"]) {
+      const operator = client(user);
+      expect(await operator.xrange(events, "-", "+")).toHaveLength(1);
+      const read = await operator.call("XREAD", "COUNT", "10", "STREAMS", events, "0");
+      expect(read).toHaveLength(1);
+      const blocked = await operator.call("XREAD", "BLOCK", "1", "STREAMS", events, "$");
+      expect(blocked).toBeNull();
+    }
+    await admin.call("ACL", "LOG", "RESET");
+  });
+
   it("names the command and the rule to add on NOPERM", async () => {
     await admin.call(
       "ACL",

@@ -24,6 +24,8 @@ export function testConfig(
     lease: { key: `${prefix}:lease`, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
     sweep: { ...defaults.sweep, intervalMs: 100, batchSize: 100 },
     metrics: { ...defaults.metrics, pelScanIntervalMs: 1000 },
+    // The test's own events stream: tests on one server never see each other's events.
+    events: { ...defaults.events, stream: `${prefix}:events` },
     ...overrides,
     groups: groups.map((group) => ({
       ...defaultGroupConfig(`${prefix}:stream`, "workers"),

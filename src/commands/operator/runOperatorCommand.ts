@@ -5,6 +5,7 @@ import { consumersReapCommand } from "./consumersReapCommand.js";
 import { dlqListCommand } from "./dlqListCommand.js";
 import { dlqPurgeCommand } from "./dlqPurgeCommand.js";
 import { dlqRedriveCommand } from "./dlqRedriveCommand.js";
+import { eventsCommand } from "./eventsCommand.js";
 import { inspectCommand } from "./inspectCommand.js";
 import type { OperatorCommand, OptionValues } from "./OperatorCommand.js";
 import { trimCommand } from "./trimCommand.js";
@@ -16,6 +17,7 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   dlqPurgeCommand,
   consumersReapCommand,
   trimCommand,
+  eventsCommand,
 ];
 
 /** Lines for the CLI's overall usage. */

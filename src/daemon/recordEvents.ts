@@ -1,0 +1,60 @@
+import type { EventEmitter } from "node:events";
+import type { AdvisoryEvent, EventWriter } from "../events/EventWriter.js";
+import type { LeaseEvents } from "../lease/types.js";
+import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
+import type { SupervisorEvents } from "./SupervisorEvents.js";
+
+type Events = Pick<EventWriter, "write">;
+
+/**
+ * Subscribes the advisory events to a supervisor's outcomes: per group and sweep, one event per
+ * action that moved anything (contract section 8). Failed sweeps report what they did before
+ * the error too. Writes are fire-and-forget: the pass never waits for them.
+ */
+export function recordSweepEvents(
+  supervisor: EventEmitter<SupervisorEvents>,
+  events: Events,
+): void {
+  const record = (result: GroupSweepResult): void => {
+    for (const event of sweepEvents(result)) events.write(event);
+  };
+  supervisor.on("group-swept", record);
+  supervisor.on("group-failed", record);
+}
+
+/** The events of one group's sweep: only the actions with a count above 0. */
+function sweepEvents(result: GroupSweepResult): AdvisoryEvent[] {
+  const { stream, group } = result;
+  const events: AdvisoryEvent[] = [];
+  if (result.requeued > 0) events.push({ type: "requeued", stream, group, count: result.requeued });
+  if (result.reassigned > 0) {
+    const detail = { leftPending: result.leftPending };
+    events.push({ type: "reassigned", stream, group, count: result.reassigned, detail });
+  }
+  if (result.deadLettered > 0) {
+    const detail = {
+      maxDeliveries: result.deadLetteredMaxDeliveries,
+      action: result.deadLetteredAction,
+      maxIdle: result.deadLetteredMaxIdle,
+    };
+    events.push({ type: "dead-lettered", stream, group, count: result.deadLettered, detail });
+  }
+  if (result.ghosts > 0) {
+    events.push({ type: "ghosts", stream, group, count: result.ghosts, ids: result.ghostIds });
+  }
+  if (result.deadLettersDropped > 0) {
+    const count = result.deadLettersDropped;
+    events.push({ type: "dead-letters-dropped", stream, group, count });
+  }
+  return events;
+}
+
+/** Lease changes as events: acquired with its fencing token, lost with the reason. */
+export function recordLeaseEvents(lease: EventEmitter<LeaseEvents>, events: Events): void {
+  lease.on("acquired", (term) => {
+    events.write({ type: "lease-acquired", detail: { fencingToken: term.fencingToken } });
+  });
+  lease.on("lost", (reason, term) => {
+    events.write({ type: "lease-lost", detail: { reason, fencingToken: term.fencingToken } });
+  });
+}
