@@ -1,27 +1,17 @@
 import { once } from "node:events";
-import { createServer, connect, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { HTTP_LIMITS, startHttpServer } from "../../src/http/createHttpServer.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { testConfig } from "../support/testConfig.js";
+import { halfOpen } from "../support/halfOpen.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Opens a connection that sends half a request line and never more (a slow-loris client). */
-async function halfOpen(port: number): Promise<Socket> {
-  const socket = connect(port, "127.0.0.1");
-  socket.on("error", () => undefined);
-  // Flowing, so that the server's close is seen (a paused socket never emits "end").
-  socket.resume();
-  await once(socket, "connect");
-  socket.write("GET /livez HTTP/1.1\r\nHost: x\r\n");
-  return socket;
-}
 
 describe("HTTP under a connection flood", () => {
   it("answers /livez within 2 s while 3,000 half-open connections hold the port, with open connections capped", async () => {

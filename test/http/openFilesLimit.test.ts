@@ -1,14 +1,14 @@
 // The HTTP connection cap under a small hard limit on file descriptors (issue 21, item 13): the
 // real daemon process, started through util-linux `prlimit`, flooded over loopback.
-import { once } from "node:events";
 import { get } from "node:http";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { onPath } from "../support/requireTools.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
+import { halfOpen } from "../support/halfOpen.js";
 
 const OPEN_FILES_LIMIT = 256;
 /** Well past the limit, so that without a cap below it the process runs out of descriptors. */
@@ -20,16 +20,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A connection that sends half a request and never more (a slow-loris client). */
-async function halfOpen(port: number): Promise<Socket> {
-  const socket = connect(port, "127.0.0.1");
-  socket.on("error", () => undefined);
-  socket.resume();
-  await once(socket, "connect");
-  socket.write("GET /livez HTTP/1.1\r\nHost: x\r\n");
-  return socket;
-}
 
 /** One GET on a connection of its own (no keep-alive pool): the status, or the error's code. */
 function probe(url: string): Promise<number | string> {

@@ -152,3 +152,17 @@ export async function readerGhosts(
   )) as unknown[];
   return reply[2];
 }
+
+/**
+ * The usual setup of a dead-letter test: the source stream with its group `workers`, and `count`
+ * dead letters of that group in `deadLetterStream`.
+ */
+export async function addWorkersDeadLetters(
+  redis: Redis | Cluster,
+  stream: string,
+  deadLetterStream: string,
+  count: number,
+): Promise<FabricatedDeadLetter[]> {
+  await redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+  return addDeadLetters(redis, { stream, group: "workers", deadLetterStream, count });
+}

@@ -6,6 +6,7 @@ import { groupConfig } from "../support/sweepHarness.js";
 import {
   addDeadLetterReaders,
   addDeadLetters,
+  addWorkersDeadLetters,
   fieldValue,
   rawEntries,
   readerGhosts,
@@ -130,13 +131,7 @@ describe("dlq purge", () => {
     const stream = uniquePrefix("purge-readers");
     const group = groupConfig(stream);
     const dead = group.deadLetterStream;
-    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
-    const letters = await addDeadLetters(fixture.redis, {
-      stream,
-      group: "workers",
-      deadLetterStream: dead,
-      count: 10,
-    });
+    const letters = await addWorkersDeadLetters(fixture.redis, stream, dead, 10);
     await addDeadLetterReaders(fixture.redis, dead, letters);
     const redis = registerScripts(fixture.redis);
     const heldBackBy = [
@@ -170,13 +165,7 @@ describe("dlq purge", () => {
     const stream = uniquePrefix("purge-ids");
     const group = groupConfig(stream);
     const dead = group.deadLetterStream;
-    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
-    const letters = await addDeadLetters(fixture.redis, {
-      stream,
-      group: "workers",
-      deadLetterStream: dead,
-      count: 4,
-    });
+    const letters = await addWorkersDeadLetters(fixture.redis, stream, dead, 4);
     const [others] = await addDeadLetters(fixture.redis, {
       stream,
       group: "audit",

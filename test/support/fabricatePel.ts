@@ -114,3 +114,27 @@ export async function streamEntries(
     return { id, fields, raw: flat };
   });
 }
+
+/**
+ * A healthy consumer of the group `workers`: it reads one fresh entry and acknowledges it, so that
+ * Redis sees it alive on every version (on 7.0 a read that finds nothing does not count).
+ */
+export async function consumeOneFresh(
+  redis: Redis,
+  stream: string,
+  consumer: string,
+): Promise<void> {
+  await redis.xadd(stream, "*", "fresh", consumer);
+  const reply = (await redis.call(
+    "XREADGROUP",
+    "GROUP",
+    "workers",
+    consumer,
+    "COUNT",
+    1,
+    "STREAMS",
+    stream,
+    ">",
+  )) as [string, [string, string[]][]][];
+  await redis.xack(stream, "workers", reply[0]?.[1][0]?.[0] ?? "");
+}

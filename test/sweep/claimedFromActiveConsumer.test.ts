@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { recordSweep } from "../../src/daemon/recordSweep.js";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
-import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { addStuckEntries, consumeOneFresh, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
@@ -16,26 +16,6 @@ const MIN_IDLE_MS = 250;
 async function consumerIdle(stream: string): Promise<Map<string, number>> {
   const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "workers")) as unknown[][];
   return new Map(reply.map((flat) => [String(flat[1]), Number(flat[5])]));
-}
-
-/**
- * A consumer at work: it reads a fresh entry and acknowledges it. (A read that finds nothing
- * does not count as seen on Redis 7.0, so the poll receives something.)
- */
-async function poll(stream: string, consumer: string): Promise<void> {
-  await fixture.redis.xadd(stream, "*", "fresh", consumer);
-  const reply = (await fixture.redis.call(
-    "XREADGROUP",
-    "GROUP",
-    "workers",
-    consumer,
-    "COUNT",
-    1,
-    "STREAMS",
-    stream,
-    ">",
-  )) as [string, [string, string[]][]][];
-  await fixture.redis.xack(stream, "workers", reply[0]?.[1][0]?.[0] ?? "");
 }
 
 describe("stream_janitor_claimed_from_active_consumer_entries_total", () => {
@@ -54,7 +34,7 @@ describe("stream_janitor_claimed_from_active_consumer_entries_total", () => {
         { what: "both consumers to be inactive" },
       );
       // The poller keeps reading while its own two entries idle for an hour.
-      await poll(stream, "poller");
+      await consumeOneFresh(fixture.redis, stream, "poller");
       const group = groupConfig(stream, { action, minIdleMs: MIN_IDLE_MS });
 
       const result = await sweepOnce(group, sweepContext(fixture.redis), neverAborted);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import {
+  consumeOneFresh,
   addStuckEntries,
   numberedBodies,
   pendingEntries,
@@ -33,24 +34,6 @@ async function waitUntilIdle(stream: string, consumers = true): Promise<void> {
     },
     { what: "entries and consumers to be idle" },
   );
-}
-
-/** A healthy consumer: reads one fresh entry and acknowledges it (so it is seen alive). */
-async function consumeOneFresh(stream: string, consumer: string): Promise<void> {
-  await fixture.redis.xadd(stream, "*", "fresh", consumer);
-  const reply = (await fixture.redis.call(
-    "XREADGROUP",
-    "GROUP",
-    "workers",
-    consumer,
-    "COUNT",
-    1,
-    "STREAMS",
-    stream,
-    ">",
-  )) as [string, [string, string[]][]][];
-  const id = reply[0]?.[1][0]?.[0] ?? "";
-  await fixture.redis.xack(stream, "workers", id);
 }
 
 /** One consumer's XINFO CONSUMERS fields (7.0: name, pending, idle; 7.2+: also inactive). */
@@ -124,8 +107,8 @@ describe("reassign liveness", () => {
     // own PEL: what is handed to them stays pending, and becomes idle again.
     for (let round = 1; round <= 3; round += 1) {
       await waitUntilIdle(stream, false);
-      await consumeOneFresh(stream, "live-1");
-      await consumeOneFresh(stream, "live-2");
+      await consumeOneFresh(fixture.redis, stream, "live-1");
+      await consumeOneFresh(fixture.redis, stream, "live-2");
       const result = await sweepOnce(group, context, neverAborted);
       const pending = (await pendingEntries(fixture.redis, stream, "workers")).filter((e) =>
         ids.includes(e.id),
