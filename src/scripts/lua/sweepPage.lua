@@ -331,12 +331,19 @@ local function restore(entry)
   touch(entry[2])
 end
 
--- Deliveries recorded by earlier incarnations: only a canonical decimal integer is trusted.
-local function earlierDeliveries(id, value)
-  if value == nil then return 0 end
+-- A count as written in x-delivery-count: only a canonical decimal integer is trusted (nil else).
+local function canonicalCount(value)
   if #value <= 15 and string.find(value, '^%d+$') and (value == '0' or string.byte(value, 1) ~= 48) then
     return tonumber(value)
   end
+  return nil
+end
+
+-- Deliveries recorded by earlier incarnations; an untrusted value counts 0 and is reported.
+local function earlierDeliveries(id, value)
+  if value == nil then return 0 end
+  local count = canonicalCount(value)
+  if count then return count end
   result.invalidCounts = result.invalidCounts + 1
   if #invalidCountIds < MAX_REPORTED_IDS then invalidCountIds[#invalidCountIds + 1] = id end
   return 0
@@ -612,13 +619,8 @@ local function carriedDeliveries(id)
   local fields = found[2]
   for i = #fields - 1, 1, -2 do -- metadata is written last
     if fields[i] == 'x-delivery-count' then
-      local value = fields[i + 1]
-      -- As earlierDeliveries: a canonical decimal integer, else 0 (counted when handled).
-      if #value <= 15 and string.find(value, '^%d+$')
-        and (value == '0' or string.byte(value, 1) ~= 48) then
-        return tonumber(value)
-      end
-      return 0
+      -- Untrusted: 0 here, reported once the entry is handled (earlierDeliveries).
+      return canonicalCount(fields[i + 1]) or 0
     end
   end
   return 0
