@@ -204,6 +204,15 @@ export const janitorSchema = {
     port: leaf(9478, "port of /metrics, /livez, /readyz", integer(0, 65535), {
       env: "STREAM_JANITOR_HTTP_PORT",
     }),
+    // Every path but /livez and /readyz; at most one of the two files (validateConfig).
+    auth: {
+      bearerTokenFile: leaf("", "file holding the bearer token every request must send", file),
+      basicAuthFile: leaf("", "file of user:password lines for HTTP basic auth", file),
+    },
+    ui: {
+      enabled: leaf(true, "serve the read-only web console at /ui", boolean),
+      showBodies: leaf(false, "show entry bodies (truncated) in the web console", boolean),
+    },
   },
   log: {
     level: leaf("info", "pino level", oneOf(LOG_LEVELS), { env: "STREAM_JANITOR_LOG_LEVEL" }),
@@ -252,6 +261,15 @@ export const janitorSchema = {
   discovery: {
     intervalMs: leaf(60000, "how often discover patterns are re-scanned", duration),
     maxGroups: leaf(10000, "cap on discovered groups", integer(1)),
+  },
+  status: {
+    intervalMs: leaf(10000, "one status sample of every group per interval", duration),
+    window: leaf(10, "samples the status verdict looks at", integer(2, 1000)),
+    stuckAfterMs: leaf(
+      0,
+      "STUCK when the oldest pending entry idles longer; 0: 10 x the group's minIdleMs",
+      durationBetween(0, MAX_DURATION_MS),
+    ),
   },
   events: {
     stream: leaf("stream-janitor:events", 'advisory events stream ("" turns them off)', anyString),

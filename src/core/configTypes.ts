@@ -101,7 +101,14 @@ export interface RedisConfig {
 
 export interface JanitorConfig {
   redis: RedisConfig;
-  http: { host: string; port: number };
+  http: {
+    host: string;
+    port: number;
+    /** Contract section 4: protects every path but /livez and /readyz; "" is off. */
+    auth: { bearerTokenFile: string; basicAuthFile: string };
+    /** Contract section 10: the read-only web console at /ui. */
+    ui: { enabled: boolean; showBodies: boolean };
+  };
   log: { level: string };
   lease: {
     key: string;
@@ -137,6 +144,11 @@ export interface JanitorConfig {
   groups: GroupConfig[];
   discover: DiscoverConfig[];
   discovery: DiscoveryConfig;
+  /**
+   * Group status (contract section 9): one sample of every group per `intervalMs`, a verdict over
+   * the last `window` samples; `stuckAfterMs` 0 means 10 x the group's minIdleMs.
+   */
+  status: { intervalMs: number; window: number; stuckAfterMs: number };
   /** Advisory events (contract section 8): `stream` "" turns them off; `maxLen` is approximate. */
   events: { stream: string; maxLen: number };
   /** Safe trimming per stream (contract section 3). */

@@ -42,7 +42,7 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
     ...defaults,
     redis: plainRedisConfig(redisUrl),
     // Loopback only: the demo has no business exposing a port to the network.
-    http: { host: "127.0.0.1", port: httpPort },
+    http: { ...defaults.http, host: "127.0.0.1", port: httpPort },
     lease: { key: DEMO_LEASE_KEY, ttlMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
     sweep: { ...defaults.sweep, intervalMs: 1000 },
     metrics: {

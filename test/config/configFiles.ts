@@ -91,7 +91,7 @@ export function loadOrValidate(
 
 /** The top-level sections, in schema order. */
 export const SECTIONS =
-  "redis, http, log, lease, sweep, metrics, groups, discover, discovery, events, retention";
+  "redis, http, log, lease, sweep, metrics, groups, discover, discovery, status, events, retention";
 
 export const DURATION =
   "an integer number of milliseconds between 1 and 2147483647, or the same with a unit (500ms, 30s, 5m, 2h, 7d)";

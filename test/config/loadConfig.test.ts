@@ -5,7 +5,12 @@ import { makeTempDir, plainRedisConfig, type TempDir } from "./configFiles.js";
 
 const DEFAULTS: JanitorConfig = {
   redis: plainRedisConfig("redis://127.0.0.1:6379"),
-  http: { host: "0.0.0.0", port: 9478 },
+  http: {
+    host: "0.0.0.0",
+    port: 9478,
+    auth: { bearerTokenFile: "", basicAuthFile: "" },
+    ui: { enabled: true, showBodies: false },
+  },
   log: { level: "info" },
   lease: {
     key: "stream-janitor:lease",
@@ -31,6 +36,7 @@ const DEFAULTS: JanitorConfig = {
   groups: [],
   discover: [],
   discovery: { intervalMs: 60000, maxGroups: 10000 },
+  status: { intervalMs: 10000, window: 10, stuckAfterMs: 0 },
   events: { stream: "stream-janitor:events", maxLen: 10000 },
   retention: [],
 };
@@ -105,7 +111,7 @@ describe("loadConfig", () => {
     const config = await loadConfig({ configPath, env: {} });
     expect(config).toEqual({
       redis: plainRedisConfig("rediss://redis.internal:6380"),
-      http: { host: "127.0.0.1", port: 9100 },
+      http: { ...DEFAULTS.http, host: "127.0.0.1", port: 9100 },
       log: { level: "debug" },
       lease: {
         key: "janitor:lease",
@@ -143,6 +149,7 @@ describe("loadConfig", () => {
       ],
       discover: DEFAULTS.discover,
       discovery: DEFAULTS.discovery,
+      status: DEFAULTS.status,
       events: DEFAULTS.events,
       retention: [{ stream: "orders", maxLen: 1_000_000, maxAgeMs: 0 }],
     });
@@ -154,7 +161,7 @@ describe("loadConfig", () => {
     const config = await loadConfig({ configPath, env: {} });
     expect(config).toEqual({
       ...DEFAULTS,
-      http: { host: "0.0.0.0", port: 0 },
+      http: { ...DEFAULTS.http, host: "0.0.0.0", port: 0 },
       groups: [{ stream: "s", group: "g", ...GROUP_DEFAULTS, action: "monitor" }],
     });
   });
@@ -188,7 +195,7 @@ describe("loadConfig", () => {
       ...plainRedisConfig("redis://other:6379"),
       password: "from-env",
     });
-    expect(config.http).toEqual({ host: "::", port: 4321 });
+    expect(config.http).toEqual({ ...DEFAULTS.http, host: "::", port: 4321 });
     expect(config.log.level).toBe("error");
 
     const withFile = await loadConfig({

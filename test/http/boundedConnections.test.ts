@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HTTP_LIMITS, startHttpServer } from "../../src/http/createHttpServer.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { testConfig } from "../support/testConfig.js";
+import { defaultConfig } from "../../src/config/defaultConfig.js";
 import { halfOpen } from "../support/halfOpen.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -77,7 +78,7 @@ describe("HTTP under a connection flood", () => {
     const address = blocker.address();
     const port = typeof address === "object" && address !== null ? address.port : 0;
     const config = testConfig("redis://127.0.0.1:1", "addrinuse", [{}], {
-      http: { host: "127.0.0.1", port },
+      http: { ...defaultConfig().http, host: "127.0.0.1", port },
     });
     const file = await writeConfigFile(config);
     cleanups.push(file.remove);

@@ -20,7 +20,7 @@ export function testConfig(
   return {
     ...defaults,
     redis: plainRedisConfig(redisUrl),
-    http: { host: "127.0.0.1", port: 0 },
+    http: { ...defaults.http, host: "127.0.0.1", port: 0 },
     lease: { key: `${prefix}:lease`, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
     sweep: { ...defaults.sweep, intervalMs: 100, batchSize: 100 },
     metrics: { ...defaults.metrics, pelScanIntervalMs: 1000 },

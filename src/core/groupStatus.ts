@@ -1,0 +1,82 @@
+/**
+ * Group status (contract section 9): the words of the verdict and the shape /status.json serves.
+ * Defined here, at the bottom, because the sampler that computes it, the HTTP endpoint and the
+ * web console that show it, the metrics that export it and the commands that print it all share
+ * one vocabulary.
+ */
+
+/** The verdicts, in the order the table is evaluated: first match wins. */
+export const GROUP_STATUSES = [
+  "ERROR",
+  "REWIND",
+  "STOP",
+  "STALL",
+  "STUCK",
+  "WARN",
+  "UNKNOWN",
+  "OK",
+] as const;
+
+export type GroupStatus = (typeof GROUP_STATUSES)[number];
+
+/** The verdicts that call for someone's attention (alerts exist for each). */
+export const BAD_STATUSES: readonly GroupStatus[] = [
+  "ERROR",
+  "REWIND",
+  "STOP",
+  "STALL",
+  "STUCK",
+  "WARN",
+];
+
+/** The latest sample of a group, as /status.json serves it; null where it is not known. */
+export interface StatusSampleReport {
+  /** XINFO GROUPS lag; null while Redis reports it as null (or the group cannot be read). */
+  lag: number | null;
+  pending: number | null;
+  /** Pending entries idle past their claim threshold (what the next sweep would claim). */
+  due: number | null;
+  oldestPendingIdleMs: number | null;
+  /** XLEN of the group's dead-letter stream. */
+  deadLetters: number | null;
+  /** XLEN of the group's retry lane; null without one. */
+  retryLane: number | null;
+}
+
+export interface GroupStatusReport {
+  stream: string;
+  group: string;
+  status: GroupStatus;
+  /** The verdict in words and numbers ("lag 1200 and growing: 340 -> 1200 in 90s ..."). */
+  reason: string;
+  /** Unix ms (Redis clock) of the first sample with this status. */
+  since: number;
+  sample: StatusSampleReport;
+}
+
+/** The body of GET /status.json. */
+export interface StatusReport {
+  /** Unix ms (Redis clock) of the latest sample; 0 before the first. */
+  generatedAt: number;
+  leader: {
+    /** Whether this replica holds the lease now. */
+    isLeader: boolean;
+    /** This replica's instance id (the `by` of its events). */
+    instance: string;
+    /** Fencing token of this replica's current term; null when it is not the leader. */
+    fencingToken: number | null;
+  };
+  server: {
+    /** "redis" or "valkey"; null until detected. */
+    product: string | null;
+    /** The product's own version ("7.0.15", "8.0.1"); null until detected. */
+    version: string | null;
+    /** "standalone", "sentinel" or "cluster" (the configured mode). */
+    mode: string;
+    /** What the janitor detected (reportsDeletedIds, groupLag, consumerInactive); {} until then. */
+    capabilities: Record<string, boolean>;
+  };
+  /** status.intervalMs and status.window, so a reader knows what the verdicts looked at. */
+  sampling: { intervalMs: number; window: number };
+  groups: GroupStatusReport[];
+}
