@@ -80,3 +80,14 @@ export interface StatusReport {
   sampling: { intervalMs: number; window: number };
   groups: GroupStatusReport[];
 }
+
+/**
+ * What the status sampler offers the rest of the daemon (HTTP, web console): the verdicts as of
+ * its latest sample. Every replica has one.
+ */
+export interface StatusBoard {
+  /** The whole report, as /status.json serves it. */
+  report(): StatusReport;
+  /** One group's verdict by its id (ResolvedGroup.id); undefined before its first sample. */
+  statusOf(groupId: string): GroupStatusReport | undefined;
+}

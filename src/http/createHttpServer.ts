@@ -5,6 +5,8 @@ import type { Registry } from "prom-client";
 import { ASSUMED_OPEN_FILES_LIMIT, connectionCap, MAX_HTTP_CONNECTIONS } from "./connectionCap.js";
 import { acceptsGzip, gzipBody } from "./gzipBody.js";
 import { readOpenFilesLimit } from "./openFilesLimit.js";
+import type { HttpRoute } from "./HttpRoute.js";
+import { send } from "./send.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -19,27 +21,14 @@ export interface HttpServerOptions {
   notReadyReason?: () => string | undefined;
   /** Cap on open connections (default: connectionCap of the process's open-files limit). */
   maxConnections?: number;
+  /** Further GET routes (/status.json, /ui...), tried in order after the built-in three. */
+  routes?: readonly HttpRoute[];
 }
 
 export interface RunningHttpServer {
   readonly server: Server;
   readonly url: string;
   close(): Promise<void>;
-}
-
-function send(
-  response: ServerResponse,
-  status: number,
-  body: string | Buffer,
-  contentType = "text/plain; charset=utf-8",
-  extraHeaders: Record<string, string> = {},
-): void {
-  response.writeHead(status, {
-    "content-type": contentType,
-    "cache-control": "no-store",
-    ...extraHeaders,
-  });
-  response.end(body);
 }
 
 /**
@@ -127,7 +116,7 @@ function capConnections(server: Server, maxConnections: number, log: Logger): vo
   });
 }
 
-/** /metrics, /livez and /readyz on node:http: three routes need no framework. */
+/** /metrics, /livez, /readyz and the given routes on node:http: a few routes need no framework. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const log = options.logger.child({ component: "http" });
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -162,8 +151,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         });
         return;
       }
-      default:
-        send(response, 404, "not found: try /metrics, /livez or /readyz\n");
+      default: {
+        const route = options.routes?.find((candidate) => candidate.matches(path ?? "/"));
+        if (route !== undefined) {
+          await route.handle(request, response);
+          return;
+        }
+        const paths = [
+          "/metrics",
+          "/livez",
+          "/readyz",
+          ...(options.routes ?? []).map((r) => r.name),
+        ];
+        send(response, 404, `not found: try ${paths.join(", ")}\n`);
+      }
     }
   };
   const server = createServer(
