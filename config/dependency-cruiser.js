@@ -46,16 +46,16 @@ const LAYERS = [
   },
   {
     name: "services",
-    members: ["lease", "sweep", "discovery", "maintenance", "scrape"],
+    members: ["lease", "sweep", "discovery", "maintenance", "scrape", "status"],
     // true: services may use each other (no cycles); false: each service uses only lower layers.
     peersMayImport: true,
     note: "domain services",
   },
   {
     name: "runtime",
-    members: ["daemon", "http"],
+    members: ["daemon", "http", "ui"],
     peersMayImport: true,
-    note: "the daemon's runtime",
+    note: "the daemon's runtime: composition, HTTP, the web console",
   },
   {
     name: "operator",
