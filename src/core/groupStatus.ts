@@ -41,6 +41,8 @@ export interface StatusSampleReport {
   deadLetters: number | null;
   /** XLEN of the group's retry lane; null without one. */
   retryLane: number | null;
+  /** The group's last-delivered id: its timestamp tells how old the delivered work is. */
+  lastDeliveredId: string | null;
 }
 
 export interface GroupStatusReport {
