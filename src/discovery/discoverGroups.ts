@@ -116,23 +116,15 @@ function outputStreams(groups: readonly ResolvedGroup[]): Set<string> {
   return outputs;
 }
 
+/**
+ * A discovered group gets every setting of its pattern: the pattern is a GroupConfig without
+ * stream and group, so a setting added to groups later reaches discovered groups too.
+ */
 function resolveDiscovered(entry: DiscoverConfig, stream: string, group: string): ResolvedGroup {
-  return resolveGroup({
-    stream,
-    group,
-    minIdleMs: entry.minIdleMs,
-    maxDeliveries: entry.maxDeliveries,
-    action: entry.action,
-    requeueStream: entry.requeueStream,
-    deadLetterStream: entry.deadLetterStream,
-    deadLetterMaxLen: entry.deadLetterMaxLen,
-    backoffMs: entry.backoffMs,
-    backoffJitter: entry.backoffJitter,
-    retryLane: entry.retryLane,
-    ...(entry.deadLetterAfterIdleMs === undefined
-      ? {}
-      : { deadLetterAfterIdleMs: entry.deadLetterAfterIdleMs }),
-  });
+  const settings: Partial<DiscoverConfig> = { ...entry };
+  delete settings.match;
+  delete settings.groups;
+  return resolveGroup({ ...(settings as Omit<DiscoverConfig, "match" | "groups">), stream, group });
 }
 
 const byName = (a: ResolvedGroup, b: ResolvedGroup): number =>
