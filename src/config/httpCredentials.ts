@@ -49,6 +49,11 @@ export async function readHttpCredentials(
         "a file holding the bearer token (it is empty)",
       );
     }
+    if (/\s/u.test(token)) {
+      // A Bearer token has no whitespace (RFC 6750): two lines, or a token with a prefix.
+      const expected = "a file holding one bearer token (it holds whitespace inside the token)";
+      throw new ConfigError(key, auth.bearerTokenFile, expected);
+    }
     return { scheme: "Bearer", digests: [sha256(token)] };
   }
   if (auth.basicAuthFile !== "") {

@@ -19,7 +19,7 @@ export function matchesAnyDigest(
   const digest = sha256(presented);
   let matched = false;
   for (const expected of digests) {
-    // Bitwise, not ||: every comparison runs.
+    // compare() on the left: it runs for every digest, even after a match.
     matched = compare(digest, expected) || matched;
   }
   return matched;

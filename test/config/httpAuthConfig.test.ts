@@ -54,7 +54,7 @@ describe("http.auth files", () => {
     expect(await readHttpCredentials(off)).toBeUndefined();
   });
 
-  it("exits 78 naming bearerTokenFile when the file is missing, empty or a directory", async () => {
+  it("exits 78 naming bearerTokenFile when the file is missing, empty, holds two tokens or is a directory", async () => {
     const missing = `${dir.path}/no-such-token`;
     await expectConfigError(loadContent(dir, { http: { auth: { bearerTokenFile: missing } } }), {
       key: "http.auth.bearerTokenFile",
@@ -67,6 +67,17 @@ describe("http.auth files", () => {
       value: empty,
       expected: "a file holding the bearer token (it is empty)",
     });
+    for (const text of ["first\nsecond\n", "Bearer s3cret\n"]) {
+      const twoTokens = await dir.write("two-tokens", text);
+      await expectConfigError(
+        loadContent(dir, { http: { auth: { bearerTokenFile: twoTokens } } }),
+        {
+          key: "http.auth.bearerTokenFile",
+          value: twoTokens,
+          expected: "a file holding one bearer token (it holds whitespace inside the token)",
+        },
+      );
+    }
     await expectConfigError(loadContent(dir, { http: { auth: { bearerTokenFile: dir.path } } }), {
       key: "http.auth.bearerTokenFile",
       value: dir.path,
