@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, type TempDir } from "../config/configFiles.js";
 import { DaemonProcess, runCli, type LogLine } from "../support/daemonProcess.js";
@@ -82,5 +82,16 @@ describe("a daemon with http.auth", () => {
     });
     expect(await status("/metrics", "first-t0ken")).toBe(401);
     expect(JSON.stringify(daemon.logs)).not.toMatch(/first-t0ken|second-t0ken/u);
+  });
+
+  it("keeps the token in effect when a reload finds the file gone (the reload fails, naming the key)", async () => {
+    await rm(tokenFile);
+    daemon.signal("SIGHUP");
+    const failed = await daemon.waitForLog((line) =>
+      String(line.msg).startsWith("configuration reload failed"),
+    );
+    expect(JSON.stringify(failed.problems)).toContain("http.auth.bearerTokenFile");
+    expect(await status("/metrics", "second-t0ken")).toBe(200);
+    expect(await status("/metrics")).toBe(401);
   });
 });
