@@ -7,6 +7,7 @@ import { isMapping } from "./checkFileValues.js";
 import { findDuplicateJsonKey } from "./findDuplicateJsonKey.js";
 import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
+import { readHttpCredentials } from "./httpCredentials.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { checkConfig } from "./validateConfig.js";
 
@@ -51,6 +52,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
       );
       problems.add(new ConfigError("redis.passwordFile", config.redis.passwordFile, expected));
     }
+  }
+  const { auth } = config.http;
+  if (!badSections.has("http") && (auth.bearerTokenFile === "" || auth.basicAuthFile === "")) {
+    // Read now so that a bad file exits 78; the HTTP server reads it again (and at each SIGHUP).
+    await readHttpCredentials(auth).catch((error: unknown) => {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.add(error);
+    });
   }
   if (!badSections.has("redis")) {
     // The redis.* rules, then the files they name (validateConfig checks the rules alone).

@@ -9,6 +9,7 @@ import {
 } from "./configSchema.js";
 import { checkFileValues, isMapping } from "./checkFileValues.js";
 import { checkRedisRules } from "./checkRedisSettings.js";
+import { checkHttpAuthRules } from "./httpCredentials.js";
 import { clusterSlotProblems } from "./clusterSlotProblems.js";
 import { durationsInMs } from "./parseDuration.js";
 import type { JanitorConfig } from "../core/configTypes.js";
@@ -51,6 +52,7 @@ export function checkConfig(
   const config: JanitorConfig = { ...merged, groups, discover, retention };
   checkCrossKeyRules(config, problems, badSections);
   if (!badSections.has("events")) checkEventsStream(config, problems);
+  if (!badSections.has("http")) problems.check(() => checkHttpAuthRules(config.http.auth));
   // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
   // (Only on a clean groups list: a dropped entry would shift the indexes the problems name.)
   if (config.redis.mode === "cluster" && !badSections.has("groups")) {

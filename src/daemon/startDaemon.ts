@@ -19,8 +19,9 @@ export interface RunningDaemon {
   readonly httpUrl: string;
   /**
    * SIGHUP: loads the configuration again and applies groups, sweep, retention and log settings
-   * without touching the lease. A load that fails is logged with every problem and ignored.
-   * Resolves to whether the new configuration was applied. Reloads run one at a time.
+   * without touching the lease, and reads the http.auth file again (a rotated secret). A load
+   * that fails is logged with every problem and ignored. Resolves to whether the new
+   * configuration was applied. Reloads run one at a time.
    */
   reload(load: () => Promise<JanitorConfig>): Promise<boolean>;
   /** Graceful stop: sweeps end at a page boundary, the lease is released, then everything closes. */
@@ -125,7 +126,12 @@ export async function startDaemon(
     });
     return {
       httpUrl: http.url,
-      reload: reloader.reload,
+      reload: async (load) => {
+        const applied = await reloader.reload(load);
+        // A rotated http.auth secret (same file, new content) takes effect with the reload.
+        if (applied) await http.rereadCredentials();
+        return applied;
+      },
       stop: () => teardown.run(),
       discoverOnce: () => discovery.discoverOnce(),
     };

@@ -1,7 +1,12 @@
 import type { Logger } from "pino";
+import { ConfigError } from "../config/ConfigError.js";
+import { readHttpCredentials } from "../config/httpCredentials.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { startHttpServer, type RunningHttpServer } from "../http/createHttpServer.js";
+import { HttpAuthGuard } from "../http/HttpAuthGuard.js";
 import type { Registry } from "prom-client";
+import { createMetrics } from "../metrics/createMetrics.js";
+import { METRIC_TABLE } from "../metrics/metricTable.js";
 import { explainRedisError } from "../redis/explainRedisError.js";
 import { lastConnectionError } from "../redis/lastConnectionError.js";
 import type { RedisClient } from "../redis/RedisClient.js";
@@ -16,16 +21,36 @@ export interface ScrapeEndpointParts {
   metricsRedis: RedisClient;
 }
 
+export interface ScrapeEndpoint extends RunningHttpServer {
+  /**
+   * SIGHUP: reads the http.auth file again, so a rotated token or password file is in effect
+   * without a restart. The file's path (like every http.* key) changes only with a restart; a
+   * file that no longer reads is logged and the credentials in effect stay.
+   */
+  rereadCredentials(): Promise<void>;
+}
+
 /**
  * The daemon's HTTP side: /metrics refreshes the gauges before each scrape; readiness is one
  * PING on the scrape's connection, and a not-ready answer names the Redis failure in words.
+ * With http.auth every other path needs the credentials its file holds.
  */
-export function startScrapeEndpoint(parts: ScrapeEndpointParts): Promise<RunningHttpServer> {
+export async function startScrapeEndpoint(parts: ScrapeEndpointParts): Promise<ScrapeEndpoint> {
   const { config, refresher, metricsRedis } = parts;
-  return startHttpServer({
+  const credentials = await readHttpCredentials(config.http.auth);
+  const auth =
+    credentials === undefined
+      ? undefined
+      : new HttpAuthGuard({
+          credentials,
+          logger: parts.logger.child({ component: "http" }),
+          refusals: createMetrics(parts.registry, METRIC_TABLE.http).unauthorized,
+        });
+  const server = await startHttpServer({
     ...config.http,
     registry: parts.registry,
     logger: parts.logger,
+    auth,
     beforeScrape: () => refresher.refresh(),
     isReady: () => refresher.ping(),
     notReadyReason: () => {
@@ -34,4 +59,18 @@ export function startScrapeEndpoint(parts: ScrapeEndpointParts): Promise<Running
       return problem === undefined ? undefined : `redis is not answering: ${problem}`;
     },
   });
+  const rereadCredentials = async (): Promise<void> => {
+    if (auth === undefined) return;
+    try {
+      const next = await readHttpCredentials(config.http.auth);
+      if (next !== undefined) auth.replaceCredentials(next);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      parts.logger.error(
+        { problems: error.problems.map((problem) => problem.message) },
+        "http.auth file could not be read again: the credentials read before stay in effect",
+      );
+    }
+  };
+  return { ...server, rereadCredentials };
 }

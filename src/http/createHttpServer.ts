@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import { ASSUMED_OPEN_FILES_LIMIT, connectionCap, MAX_HTTP_CONNECTIONS } from "./connectionCap.js";
 import { acceptsGzip, gzipBody } from "./gzipBody.js";
 import { readOpenFilesLimit } from "./openFilesLimit.js";
+import type { HttpAuthGuard } from "./HttpAuthGuard.js";
 import type { HttpRoute } from "./HttpRoute.js";
 import { send } from "./send.js";
 
@@ -23,6 +24,8 @@ export interface HttpServerOptions {
   maxConnections?: number;
   /** Further GET routes (/status.json, /ui...), tried in order after the built-in three. */
   routes?: readonly HttpRoute[];
+  /** http.auth: checked before anything else on every path (it lets /livez and /readyz by). */
+  auth?: Pick<HttpAuthGuard, "admit">;
 }
 
 export interface RunningHttpServer {
@@ -120,7 +123,8 @@ function capConnections(server: Server, maxConnections: number, log: Logger): vo
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const log = options.logger.child({ component: "http" });
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = (request.url ?? "/").split("?")[0];
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (options.auth !== undefined && !options.auth.admit(path, request, response)) return;
     if (request.method !== "GET" && request.method !== "HEAD") {
       send(response, 405, "method not allowed\n");
       return;
@@ -152,7 +156,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         return;
       }
       default: {
-        const route = options.routes?.find((candidate) => candidate.matches(path ?? "/"));
+        const route = options.routes?.find((candidate) => candidate.matches(path));
         if (route !== undefined) {
           await route.handle(request, response);
           return;

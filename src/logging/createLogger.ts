@@ -4,7 +4,8 @@ export type { Logger };
 
 /**
  * Paths pino removes from every line. ioredis attaches the failed command's arguments to
- * errors, AUTH passwords included (ioredis #1229), so those go too.
+ * errors, AUTH passwords included (ioredis #1229), so those go too; and an HTTP request's
+ * Authorization header (http.auth's token or password), should a request ever be logged.
  */
 const REDACTED_PATHS: readonly string[] = [
   "password",
@@ -15,6 +16,10 @@ const REDACTED_PATHS: readonly string[] = [
   "error.command.args",
   "err.args",
   "error.args",
+  "authorization",
+  "headers.authorization",
+  "req.headers.authorization",
+  "request.headers.authorization",
 ];
 
 /** One root logger per process; components take `logger.child({ component })`. */

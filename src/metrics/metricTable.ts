@@ -266,6 +266,15 @@ export const METRIC_TABLE = {
       labelNames: [],
     },
   },
+  /** The HTTP port's own counters (every replica counts its own requests). */
+  http: {
+    unauthorized: {
+      name: "stream_janitor_http_unauthorized_total",
+      type: "counter",
+      help: "HTTP requests refused by http.auth (401: credentials missing or wrong), on this replica.",
+      labelNames: [],
+    },
+  },
   /** How many groups the discover patterns found, and what the scans cost. */
   discovery: {
     discoveredGroups: {

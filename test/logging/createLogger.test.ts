@@ -24,4 +24,15 @@ describe("createLogger", () => {
     expect(parsed.err.command.name).toBe("auth");
     expect(parsed.err.message).toContain("WRONGPASS");
   });
+
+  it("redacts an HTTP request's Authorization header (http.auth's token or password)", () => {
+    const sink = capture();
+    const logger = createLogger("info", sink);
+    const headers = { authorization: "Bearer s3cret-t0ken", host: "janitor:9478" };
+    logger.warn({ req: { headers }, headers, authorization: "Basic dTpwdw==" }, "request");
+    const [line = ""] = sink.lines;
+    expect(line).not.toContain("s3cret-t0ken");
+    expect(line).not.toContain("dTpwdw==");
+    expect(line).toContain("janitor:9478");
+  });
 });

@@ -46,6 +46,7 @@ const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "stream_janitor_redis_up",
   "stream_janitor_build_info",
   "stream_janitor_group_readable",
+  "stream_janitor_group_status",
   // Extra gauges (stream, group).
   "stream_janitor_lag_seconds",
   "stream_janitor_pending_oldest_age_seconds",
