@@ -1,43 +1,6 @@
+import { alignTable } from "./alignTable.js";
+import { formatDuration } from "./formatDuration.js";
 import type { GroupInspection, InspectReport } from "./inspectReport.js";
-
-/** `3d4h`, `2h5m`, `4m12s`, `950ms`: two units at most, enough to act on. */
-function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "-";
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const units: [string, number][] = [
-    ["d", 86_400_000],
-    ["h", 3_600_000],
-    ["m", 60_000],
-    ["s", 1000],
-  ];
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [name, size] of units) {
-    if (rest >= size || parts.length > 0) {
-      parts.push(`${Math.floor(rest / size)}${name}`);
-      rest %= size;
-    }
-    if (parts.length === 2) break;
-  }
-  return parts.join("");
-}
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-function alignTable(rows: readonly (readonly string[])[], numeric: ReadonlySet<number>) {
-  const widths: number[] = [];
-  for (const row of rows)
-    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) =>
-          numeric.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
-        )
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
 
 const HEADER = [
   "STREAM",
