@@ -12,14 +12,29 @@ const HEADER = [
   "LAG AGE",
   "DEAD LETTERS",
   "OLDEST DEAD",
+  "STATUS",
   "HEADROOM",
   "DUE",
 ] as const;
-const NUMERIC = new Set([2, 5, 7, 10]);
+const NUMERIC = new Set([2, 5, 7, 11]);
 
 function row(group: GroupInspection): string[] {
   if (group.error !== undefined) {
-    return [group.stream, group.group, "-", `error: ${group.error}`, "", "", "", "", "", "", ""];
+    const status = group.status ?? "-";
+    return [
+      group.stream,
+      group.group,
+      "-",
+      `error: ${group.error}`,
+      "",
+      "",
+      "",
+      "",
+      "",
+      status,
+      "",
+      "",
+    ];
   }
   const top =
     group.topConsumers?.map(({ consumer, pending }) => `${consumer}:${pending}`).join(",") ?? "";
@@ -34,6 +49,7 @@ function row(group: GroupInspection): string[] {
     formatDuration(group.lagMs),
     String(group.deadLetterLength ?? 0),
     formatDuration(group.oldestDeadLetterAgeMs),
+    group.status ?? "-",
     formatDuration(group.retentionHeadroomMs),
     group.pendingDue === undefined
       ? "-"
@@ -47,6 +63,14 @@ function leaseLine(report: InspectReport): string {
   if (!lease.held) return `lease ${lease.key}: free (last fencing token ${token})`;
   const holder = `${lease.holderHost ?? "?"} pid ${lease.holderPid ?? "?"}`;
   return `lease ${lease.key}: held by ${holder}, fencing token ${token}, ${formatDuration(lease.timeLeftMs)} left`;
+}
+
+/** Why the groups not OK have their status; or why there is none (no janitor answered). */
+function statusLines(report: InspectReport): string[] {
+  if (report.statusProblem !== undefined) return [`status: ${report.statusProblem}`];
+  return report.groups
+    .filter((g) => g.status !== null && g.status !== undefined && g.status !== "OK")
+    .map((g) => `status ${g.stream}/${g.group}: ${g.status}, ${g.statusReason ?? ""}`);
 }
 
 /** The human form of `inspect`: an aligned table of the groups, then the lease. */
@@ -65,5 +89,12 @@ export function formatInspectReport(report: InspectReport): string {
       (g) =>
         `retry lane of ${g.stream}/${g.group}: ${g.retryLaneStream}, ${g.retryLaneLength ?? 0} entries`,
     );
-  return [table, "", ...new Set(retention), ...lanes, leaseLine(report)].join("\n");
+  return [
+    table,
+    "",
+    ...new Set(retention),
+    ...lanes,
+    ...statusLines(report),
+    leaseLine(report),
+  ].join("\n");
 }
