@@ -133,7 +133,8 @@ async function loadCheckConfig(offline: boolean): Promise<OneShot> {
 
 async function loadStatus(json: boolean, url: string | undefined): Promise<OneShot> {
   const { runStatusCommand } = await import("./commands/runStatusCommand.js");
-  return (config) => runStatusCommand(config, { json, url });
+  return (config, interruption) =>
+    runStatusCommand(config, { json, url, signal: interruption.signal });
 }
 
 /** The usage to show after a parse error: the command's own when argv starts with one. */

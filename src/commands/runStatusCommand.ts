@@ -13,12 +13,15 @@ const STATUS_TIMEOUT_MS = 5000;
  */
 export async function runStatusCommand(
   config: JanitorConfig,
-  options: { json: boolean; url: string | undefined },
+  options: { json: boolean; url: string | undefined; signal: AbortSignal },
 ): Promise<number> {
   const answer = await fetchStatusReport(config.http, {
     url: options.url,
     timeoutMs: STATUS_TIMEOUT_MS,
+    signal: options.signal,
   });
+  // Interrupted: the caller says so and exits 130 or 143.
+  if (options.signal.aborted) return EXIT.failure;
   if (!answer.ok) {
     process.stderr.write(`stream-janitor status: ${answer.problem}\n`);
     return EXIT.failure;

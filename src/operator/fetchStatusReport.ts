@@ -62,7 +62,11 @@ function isStatusReport(value: unknown): value is StatusReport {
  */
 export async function fetchStatusReport(
   http: HttpSettings,
-  options: { url?: string; timeoutMs: number },
+  options: {
+    url?: string;
+    timeoutMs: number;
+    /** Ends the wait early (SIGINT). */ signal?: AbortSignal;
+  },
 ): Promise<StatusAnswer> {
   const url = statusUrl(http, options.url);
   const refused = (problem: string): StatusAnswer => ({
@@ -82,11 +86,15 @@ export async function fetchStatusReport(
   try {
     const response = await fetch(url, {
       headers: header === undefined ? {} : { authorization: header },
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal:
+        options.signal === undefined
+          ? AbortSignal.timeout(options.timeoutMs)
+          : AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]),
     });
     status = response.status;
     body = await response.text();
   } catch (error) {
+    if (options.signal?.aborted === true) return refused("interrupted");
     const why =
       error instanceof Error && error.name === "TimeoutError"
         ? `within ${options.timeoutMs}ms`

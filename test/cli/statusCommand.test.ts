@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config/defaultConfig.js";
 import { runCli } from "../support/daemonProcess.js";
@@ -5,6 +8,7 @@ import { freePort, uniquePrefix } from "../support/redisServer.js";
 import { startFakeJanitor, statusReport, type FakeJanitor } from "../support/statusFixture.js";
 import { testConfig } from "../support/testConfig.js";
 import { useConfigFiles } from "../support/useConfigFiles.js";
+import { waitFor } from "../support/waitFor.js";
 
 /**
  * `stream-janitor status` against a stand-in for a janitor's /status.json (a node:http server
@@ -12,6 +16,7 @@ import { useConfigFiles } from "../support/useConfigFiles.js";
  * address where none listens.
  */
 const configPath = useConfigFiles();
+const CLI = new URL("../../dist/cli.js", import.meta.url).pathname;
 const cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
@@ -98,5 +103,29 @@ describe("stream-janitor status", () => {
     expect(invalid.code).toBe(78);
     const usage = await runCli(["status", "--config", path, "--offline"]);
     expect(usage.code).toBe(2);
+  });
+  it("stops waiting on SIGINT: exit 130, saying it was interrupted", async () => {
+    // Accepts the connection and never answers: the command waits on its reply.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const { port } = silent.address() as { port: number };
+    const child = spawn(process.execPath, [CLI, "status", "--config", await configFor(port)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, "exit");
+    await waitFor(() => sockets.size > 0, { what: "the command to connect" });
+    const started = Date.now();
+    child.kill("SIGINT");
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(stderr.trim()).toBe("stream-janitor status: interrupted by SIGINT before it finished");
   });
 });
