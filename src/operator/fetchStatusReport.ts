@@ -1,6 +1,7 @@
 import type { JanitorConfig } from "../core/configTypes.js";
 import type { StatusReport } from "../core/groupStatus.js";
 import { readSmallFile, SECRET_FILE_MAX_BYTES } from "../config/readSmallFile.js";
+import { httpGet } from "./httpGet.js";
 
 /** What a janitor answered at GET /status.json, or why there is no answer. */
 export type StatusAnswer =
@@ -65,7 +66,8 @@ export async function fetchStatusReport(
   options: {
     url?: string;
     timeoutMs: number;
-    /** Ends the wait early (SIGINT). */ signal?: AbortSignal;
+    /** Ends the wait early (SIGINT). */
+    signal?: AbortSignal;
   },
 ): Promise<StatusAnswer> {
   const url = statusUrl(http, options.url);
@@ -83,22 +85,18 @@ export async function fetchStatusReport(
   }
   let status: number;
   let body: string;
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal =
+    options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
-    const response = await fetch(url, {
-      headers: header === undefined ? {} : { authorization: header },
-      signal:
-        options.signal === undefined
-          ? AbortSignal.timeout(options.timeoutMs)
-          : AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]),
-    });
-    status = response.status;
-    body = await response.text();
+    ({ status, body } = await httpGet(
+      url,
+      header === undefined ? {} : { authorization: header },
+      signal,
+    ));
   } catch (error) {
     if (options.signal?.aborted === true) return refused("interrupted");
-    const why =
-      error instanceof Error && error.name === "TimeoutError"
-        ? `within ${options.timeoutMs}ms`
-        : `(${causeOf(error)})`;
+    const why = timeout.aborted ? `within ${options.timeoutMs}ms` : `(${causeOf(error)})`;
     return {
       ok: false,
       url,
@@ -124,9 +122,8 @@ export async function fetchStatusReport(
   return { ok: true, url, report, body };
 }
 
-/** fetch() says "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND) is its cause. */
+/** ECONNREFUSED, ENOTFOUND ...: the words of a connection error. */
 function causeOf(error: unknown): string {
-  const cause =
-    error instanceof Error ? (error.cause as { code?: string; message?: string }) : undefined;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  if (!(error instanceof Error)) return String(error);
+  return (error as NodeJS.ErrnoException).code ?? error.message;
 }

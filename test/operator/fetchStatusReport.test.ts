@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Socket } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -123,5 +124,24 @@ describe("fetchStatusReport (the client of GET /status.json)", () => {
     const answer = await fetchStatusReport(http(fake.port), { timeoutMs: 1000 });
     expect(answer).toMatchObject({ ok: false, unreachable: false });
     if (!answer.ok) expect(answer.problem).toContain("HTTP 500");
+  });
+  it("reaches a janitor on a port fetch() refuses (the Fetch standard's bad ports, 6665-6669)", async () => {
+    const body = JSON.stringify(statusReport([]));
+    const server = createHttpServer((_, response) => response.end(body));
+    let port: number | undefined;
+    for (const candidate of [6665, 6666, 6667, 6668, 6669]) {
+      const listening = await new Promise<boolean>((resolve) => {
+        server.once("error", () => resolve(false));
+        server.listen(candidate, "127.0.0.1", () => resolve(true));
+      });
+      if (listening) {
+        port = candidate;
+        break;
+      }
+    }
+    if (port === undefined) throw new Error("ports 6665-6669 all taken on this machine");
+    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const answer = await fetchStatusReport(http(port), { timeoutMs: 1000 });
+    expect(answer).toMatchObject({ ok: true });
   });
 });
