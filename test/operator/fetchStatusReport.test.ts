@@ -70,6 +70,17 @@ describe("fetchStatusReport (the client of GET /status.json)", () => {
     ]);
   });
 
+  it("names the http.auth key of a credentials file it cannot read, and sends nothing", async () => {
+    const fake = await janitor(() => ({ status: 200, body: JSON.stringify(statusReport([])) }));
+    const missing = join(dir, "no-such-token");
+    const answer = await fetchStatusReport(http(fake.port, { bearerTokenFile: missing }), {
+      timeoutMs: 1000,
+    });
+    expect(answer).toMatchObject({ ok: false, unreachable: false });
+    if (!answer.ok) expect(answer.problem).toMatch(/http\.auth\.bearerTokenFile .*ENOENT/u);
+    expect(fake.authorizations).toEqual([]);
+  });
+
   it("names http.auth when the janitor refuses (401, 403)", async () => {
     for (const status of [401, 403]) {
       const fake = await janitor(() => ({ status, body: "no" }));
