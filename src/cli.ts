@@ -39,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: "string", short: "c" },
         json: { type: "boolean" },
         offline: { type: "boolean" },
+        url: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -66,8 +67,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`stream-janitor: ${problem}\n\n${known?.help ?? USAGE}\n`);
     return EXIT.usage;
   }
-  for (const option of ["json", "offline"] as const) {
-    if (values[option] === true && !known.options.includes(option)) {
+  for (const option of ["json", "offline", "url"] as const) {
+    if (values[option] !== undefined && !known.options.includes(option)) {
       process.stderr.write(
         `stream-janitor ${command}: unknown option --${option}\n\n${known.help}\n`,
       );
@@ -100,7 +101,9 @@ async function main(argv: string[]): Promise<number> {
   const run =
     command === "sweep"
       ? await loadSweep(values.json === true)
-      : await loadCheckConfig(values.offline === true);
+      : command === "status"
+        ? await loadStatus(values.json === true, values.url)
+        : await loadCheckConfig(values.offline === true);
   // The one-shot commands exit 130 (SIGINT) or 143 (SIGTERM) when interrupted, all alike.
   const interruption = new Interruption();
   try {
@@ -126,6 +129,12 @@ async function loadSweep(json: boolean): Promise<OneShot> {
 async function loadCheckConfig(offline: boolean): Promise<OneShot> {
   const { runCheckConfigCommand } = await import("./commands/runCheckConfigCommand.js");
   return (config, interruption) => runCheckConfigCommand(config, { offline, interruption });
+}
+
+async function loadStatus(json: boolean, url: string | undefined): Promise<OneShot> {
+  const { runStatusCommand } = await import("./commands/runStatusCommand.js");
+  return (config, interruption) =>
+    runStatusCommand(config, { json, url, signal: interruption.signal });
 }
 
 /** The usage to show after a parse error: the command's own when argv starts with one. */

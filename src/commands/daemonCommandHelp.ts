@@ -1,9 +1,12 @@
-/** The `--help` of the commands that are not operator commands: run, sweep, check-config. */
+/**
+ * The `--help` of the commands that are not operator commands: run, sweep, check-config, and
+ * status (which asks a running janitor over HTTP instead of Redis).
+ */
 export interface DaemonCommandHelp {
   /** One line for the overall usage. */
   readonly synopsis: string;
   /** The options it takes besides --config and --help. */
-  readonly options: readonly ("json" | "offline")[];
+  readonly options: readonly ("json" | "offline" | "url")[];
   readonly help: string;
 }
 
@@ -81,5 +84,32 @@ group or Redis cannot be reached, 78 invalid configuration.
 Examples:
   stream-janitor check-config --config /etc/stream-janitor/config.yaml
   stream-janitor check-config --config config.yaml --offline     # in CI, without Redis`,
+  },
+  status: {
+    synopsis: "status [--config FILE] [--json] [--url URL]",
+    options: ["json", "url"],
+    help: `Usage: stream-janitor status [--config FILE] [--json] [--url URL]
+
+Every group's health status (OK, WARN, STALL, STOP, STUCK, REWIND, ERROR, UNKNOWN), since when,
+and why, as a running janitor judges it: the verdicts need a window of samples over time, which
+only \`stream-janitor run\` keeps, so this command asks one (GET /status.json) at --url, else at
+http.host:http.port of the configuration (0.0.0.0 and :: meaning this machine), with the
+credentials of http.auth.bearerTokenFile or http.auth.basicAuthFile. It never contacts Redis.
+The table lists the statuses that need attention first, with lag, pending and due entries; the
+header line names the janitor that answered (leader or replica) and its Redis server.
+
+Options:
+${CONFIG_HELP}
+      --json          print the /status.json body exactly as the janitor served it
+      --url URL       the janitor to ask (e.g. http://janitor-0.janitor:9478)
+
+Exit codes: 0 every group is OK or UNKNOWN, 1 some group has a bad status (ERROR, REWIND, STOP,
+STALL, STUCK, WARN), or no janitor answered, or it refused the credentials; 78 invalid
+configuration. Handy in scripts: \`stream-janitor status >/dev/null || page-someone\`.
+
+Examples:
+  stream-janitor status --config /etc/stream-janitor/config.yaml
+  stream-janitor status --url http://janitor-0.janitor:9478
+  stream-janitor status --json | jq '.groups[] | select(.status != "OK")'`,
   },
 };

@@ -16,7 +16,7 @@ import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { EventWriter } from "../events/EventWriter.js";
 import { instanceId } from "../events/instanceId.js";
 import { createEventMetrics } from "../metrics/eventMetrics.js";
-import { recordLeaseEvents, recordSweepEvents } from "./recordEvents.js";
+import { recordLeaseEvents, recordMaintenanceEvents, recordSweepEvents } from "./recordEvents.js";
 import { recordSweepMetrics } from "./recordSweep.js";
 import { Supervisor } from "./Supervisor.js";
 
@@ -129,6 +129,7 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     });
     recordSweepMetrics(supervisor, metrics, logger);
     recordSweepEvents(supervisor, events);
+    recordMaintenanceEvents(maintenance, events);
     return { supervisor, maintenance };
   };
 

@@ -1,6 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type { AdvisoryEvent, EventWriter } from "../events/EventWriter.js";
 import type { LeaseEvents } from "../lease/types.js";
+import type { MaintenanceEvents } from "../maintenance/MaintenanceEvents.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { SupervisorEvents } from "./SupervisorEvents.js";
 
@@ -56,5 +57,21 @@ export function recordLeaseEvents(lease: EventEmitter<LeaseEvents>, events: Even
   });
   lease.on("lost", (reason, term) => {
     events.write({ type: "lease-lost", detail: { reason, fencingToken: term.fencingToken } });
+  });
+}
+
+/** A maintenance pass's work as events: the consumers it reaped, the streams it trimmed. */
+export function recordMaintenanceEvents(
+  maintenance: EventEmitter<MaintenanceEvents>,
+  events: Events,
+): void {
+  maintenance.on("consumers-reaped", ({ stream, group, consumers, idleMs }) => {
+    const count = consumers.length;
+    const detail = { consumers, idleMs };
+    events.write({ type: "consumers-reaped", stream, group, count, ids: consumers, detail });
+  });
+  maintenance.on("trimmed", ({ stream, maxLen, maxAgeMs, removed, length, blockedBy }) => {
+    const detail = { maxLen, maxAgeMs, length, heldBackBy: blockedBy };
+    events.write({ type: "trimmed", stream, count: removed, detail });
   });
 }

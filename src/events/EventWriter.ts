@@ -114,18 +114,29 @@ export class EventWriter {
   }
 
   private async send(event: AdvisoryEvent): Promise<void> {
-    const { redis, streamKey, maxLen, by } = this.options;
-    const at = event.at ?? (await redisNowMs(redis));
-    await redis.call(
-      "XADD",
-      streamKey,
-      "MAXLEN",
-      "~",
-      String(maxLen),
-      "*",
-      ...eventFields(event, at, by),
-    );
+    await appendEvent(this.options, event);
   }
+}
+
+/**
+ * One XADD of one event, awaited: what the writer sends for each write(), and what a one-shot
+ * command (which waits for its event before it exits) calls itself. Rejects when Redis does.
+ */
+export async function appendEvent(
+  target: Pick<EventWriterOptions, "redis" | "streamKey" | "maxLen" | "by">,
+  event: AdvisoryEvent,
+): Promise<void> {
+  const { redis, streamKey, maxLen, by } = target;
+  const at = event.at ?? (await redisNowMs(redis));
+  await redis.call(
+    "XADD",
+    streamKey,
+    "MAXLEN",
+    "~",
+    String(maxLen),
+    "*",
+    ...eventFields(event, at, by),
+  );
 }
 
 /** The entry's fields, in the contract's order. */

@@ -1,7 +1,9 @@
+import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { RetentionConfig } from "../core/configTypes.js";
 import type { Fence } from "../core/fence.js";
 import type { MaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import type { MaintenanceEvents } from "./MaintenanceEvents.js";
 import { reapConsumers } from "./reapConsumers.js";
 import { safeTrim } from "./safeTrim.js";
 import { parseXinfoGroupNames } from "../redis/replies.js";
@@ -27,14 +29,16 @@ export interface MaintenanceOptions {
  * idle consumers of the groups that ask for it (groups[].reapConsumersIdleMs) and trims the
  * `retention` streams safely. A problem with one group or stream is logged and skipped; a
  * fenced script (the lease moved) ends the work, since every later one would be refused too.
+ * What it changed is emitted as MaintenanceEvents.
  */
-export class Maintenance {
+export class Maintenance extends EventEmitter<MaintenanceEvents> {
   private options: MaintenanceOptions;
   private readonly log: Logger;
   /** Per retention stream, the groups that have a retention_blocked series. */
   private readonly reportedGroups = new Map<string, Set<string>>();
 
   constructor(options: MaintenanceOptions) {
+    super();
     this.options = options;
     this.log = options.logger.child({ component: "maintenance" });
     for (const { stream } of options.retention) options.metrics.trimmedEntries.inc({ stream }, 0);
@@ -108,6 +112,7 @@ export class Maintenance {
           { ...labels, consumers: summary.reaped, idleMs },
           "reaped consumers that owned nothing and were idle",
         );
+        this.emit("consumers-reaped", { ...labels, consumers: summary.reaped, idleMs });
       }
     } catch (error) {
       if (classifySweepError(error).kind === "fenced") throw error;
@@ -147,6 +152,11 @@ export class Maintenance {
       });
       this.options.metrics.trimmedEntries.inc({ stream }, summary.removed);
       await this.reportBlocked(stream, new Set(summary.blockedBy.map((b) => b.group)));
+      if (summary.removed > 0) {
+        const { maxLen, maxAgeMs } = retention;
+        const { removed, length, blockedBy } = summary;
+        this.emit("trimmed", { stream, maxLen, maxAgeMs, removed, length, blockedBy });
+      }
       const fields = { stream, removed: summary.removed, length: summary.length };
       if (summary.blockedBy.length > 0) {
         this.log.warn(

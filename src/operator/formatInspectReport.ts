@@ -1,43 +1,6 @@
+import { alignTable } from "./alignTable.js";
+import { formatDuration } from "./formatDuration.js";
 import type { GroupInspection, InspectReport } from "./inspectReport.js";
-
-/** `3d4h`, `2h5m`, `4m12s`, `950ms`: two units at most, enough to act on. */
-function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "-";
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const units: [string, number][] = [
-    ["d", 86_400_000],
-    ["h", 3_600_000],
-    ["m", 60_000],
-    ["s", 1000],
-  ];
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [name, size] of units) {
-    if (rest >= size || parts.length > 0) {
-      parts.push(`${Math.floor(rest / size)}${name}`);
-      rest %= size;
-    }
-    if (parts.length === 2) break;
-  }
-  return parts.join("");
-}
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-function alignTable(rows: readonly (readonly string[])[], numeric: ReadonlySet<number>) {
-  const widths: number[] = [];
-  for (const row of rows)
-    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) =>
-          numeric.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
-        )
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
 
 const HEADER = [
   "STREAM",
@@ -49,14 +12,29 @@ const HEADER = [
   "LAG AGE",
   "DEAD LETTERS",
   "OLDEST DEAD",
+  "STATUS",
   "HEADROOM",
   "DUE",
 ] as const;
-const NUMERIC = new Set([2, 5, 7, 10]);
+const NUMERIC = new Set([2, 5, 7, 11]);
 
 function row(group: GroupInspection): string[] {
   if (group.error !== undefined) {
-    return [group.stream, group.group, "-", `error: ${group.error}`, "", "", "", "", "", "", ""];
+    const status = group.status ?? "-";
+    return [
+      group.stream,
+      group.group,
+      "-",
+      `error: ${group.error}`,
+      "",
+      "",
+      "",
+      "",
+      "",
+      status,
+      "",
+      "",
+    ];
   }
   const top =
     group.topConsumers?.map(({ consumer, pending }) => `${consumer}:${pending}`).join(",") ?? "";
@@ -71,6 +49,7 @@ function row(group: GroupInspection): string[] {
     formatDuration(group.lagMs),
     String(group.deadLetterLength ?? 0),
     formatDuration(group.oldestDeadLetterAgeMs),
+    group.status ?? "-",
     formatDuration(group.retentionHeadroomMs),
     group.pendingDue === undefined
       ? "-"
@@ -84,6 +63,14 @@ function leaseLine(report: InspectReport): string {
   if (!lease.held) return `lease ${lease.key}: free (last fencing token ${token})`;
   const holder = `${lease.holderHost ?? "?"} pid ${lease.holderPid ?? "?"}`;
   return `lease ${lease.key}: held by ${holder}, fencing token ${token}, ${formatDuration(lease.timeLeftMs)} left`;
+}
+
+/** Why the groups not OK have their status; or why there is none (no janitor answered). */
+function statusLines(report: InspectReport): string[] {
+  if (report.statusProblem !== undefined) return [`status: ${report.statusProblem}`];
+  return report.groups
+    .filter((g) => g.status !== null && g.status !== undefined && g.status !== "OK")
+    .map((g) => `status ${g.stream}/${g.group}: ${g.status}, ${g.statusReason ?? ""}`);
 }
 
 /** The human form of `inspect`: an aligned table of the groups, then the lease. */
@@ -102,5 +89,12 @@ export function formatInspectReport(report: InspectReport): string {
       (g) =>
         `retry lane of ${g.stream}/${g.group}: ${g.retryLaneStream}, ${g.retryLaneLength ?? 0} entries`,
     );
-  return [table, "", ...new Set(retention), ...lanes, leaseLine(report)].join("\n");
+  return [
+    table,
+    "",
+    ...new Set(retention),
+    ...lanes,
+    ...statusLines(report),
+    leaseLine(report),
+  ].join("\n");
 }

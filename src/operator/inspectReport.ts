@@ -1,4 +1,5 @@
 import type { JanitorConfig, RetentionConfig } from "../core/configTypes.js";
+import type { GroupStatus } from "../core/groupStatus.js";
 import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { scanGroupPel } from "../scrape/PelScanner.js";
@@ -53,6 +54,10 @@ export interface GroupInspection {
   /** With retryLane: the group's retry lane and its XLEN (requeued copies not yet consumed). */
   retryLaneStream?: string;
   retryLaneLength?: number;
+  /** The verdict of the janitor that answered at /status.json; null without one (or not yet sampled). */
+  status?: GroupStatus | null;
+  /** That verdict in words; null with it. */
+  statusReason?: string | null;
 }
 
 interface LeaseInspection {
@@ -72,6 +77,8 @@ export interface InspectReport {
   nowMs: number;
   lease: LeaseInspection;
   groups: GroupInspection[];
+  /** Why the groups have no status: no janitor answered, or it refused (absent when one did). */
+  statusProblem?: string;
 }
 
 function describeProblem(reading: Exclude<GroupReading, { state: "ok" }>): string {

@@ -9,6 +9,7 @@ describe("--help of the daemon's commands", () => {
     ["run", "SIGHUP"],
     ["sweep", "--json"],
     ["check-config", "--offline"],
+    ["status", "--url"],
   ])("%s --help prints its own options and examples", async (command, option) => {
     const result = await runCli([command, "--help"], NO_CONFIG_ENV);
     expect(result.code).toBe(0);

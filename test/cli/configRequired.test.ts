@@ -10,6 +10,7 @@ describe("a command without a configuration", () => {
     [["sweep"]],
     [["check-config"]],
     [["inspect"]],
+    [["status"]],
     [["dlq", "list", "--stream", "s", "--group", "g"]],
     [["dlq", "redrive", "--stream", "s", "--group", "g"]],
     [["dlq", "purge", "--stream", "s", "--group", "g", "--older-than-ms", "1000"]],

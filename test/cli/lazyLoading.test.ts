@@ -85,6 +85,7 @@ describe("the CLI loads only the command it runs", () => {
     [["dlq", "redrive", "--help"]],
     [["consumers", "reap", "--help"]],
     [["trim", "--help"]],
+    [["status", "--help"]],
   ])("%j loads none of the runtime packages", async (args) => {
     const result = await packagesLoadedBy(args);
     expect(result.code).toBe(0);
@@ -109,6 +110,15 @@ describe("the CLI loads only the command it runs", () => {
     });
     expect(result.code).toBe(0);
     expect(result.packages).toEqual(["ioredis", "pino", "convict"]);
+  });
+
+  it("status loads convict and nothing else: it asks the janitor over HTTP, never Redis", async () => {
+    const config = join(dir, "status.json");
+    // Nobody listens on port 1: the command fails (exit 1) after loading what it needs.
+    await writeFile(config, JSON.stringify({ http: { host: "127.0.0.1", port: 1 } }));
+    const result = await packagesLoadedBy(["status", "--config", config]);
+    expect(result.code).toBe(1);
+    expect(result.packages).toEqual(["convict"]);
   });
 
   it("a YAML file loads yaml", async () => {

@@ -6,6 +6,7 @@ import { createJanitor, namedConnections } from "../../src/daemon/createJanitor.
 import type { RedisClient } from "../../src/redis/RedisClient.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { waitFor } from "../support/waitFor.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { testConfig } from "../support/testConfig.js";
 
@@ -17,8 +18,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function janitorFor(prefix: string) {
-  const config = testConfig(fixture.server.url, prefix);
+function janitorFor(prefix: string, overrides: Parameters<typeof testConfig>[3] = {}) {
+  const config = testConfig(fixture.server.url, prefix, [], overrides);
   const open = namedConnections(config, silent);
   const clients: RedisClient[] = [];
   cleanup.push(() => {
@@ -95,4 +96,63 @@ describe("advisory events of the leader", () => {
     const written = await registry.getSingleMetric("stream_janitor_events_total")?.get();
     expect(written?.values.find(({ labels }) => labels.type === "requeued")?.value).toBe(1);
   });
+  it("writes consumers-reaped and trimmed after a maintenance pass that did something, nothing after one that did not", async () => {
+    const prefix = uniquePrefix("maintenance-events");
+    const stream = `${prefix}:trimmed`;
+    // 20 entries every group is done with, 5 that the unconfigured group `legacy` holds, 5 more.
+    for (let i = 0; i < 20; i += 1) await fixture.redis.xadd(stream, "*", "n", String(i));
+    const held = await addStuckEntries(fixture.redis, stream, "legacy", numberedBodies(5));
+    for (let i = 0; i < 5; i += 1) await fixture.redis.xadd(stream, "*", "n", String(i));
+    await fixture.redis.call("XREADGROUP", "GROUP", "legacy", "live", "STREAMS", stream, ">");
+    await fixture.redis.call("XACK", stream, "legacy", ...(await tailIds(stream, 5)));
+    await fixture.redis.xgroup("CREATE", stream, "workers", "$");
+    for (const name of ["gone-1", "gone-2"])
+      await fixture.redis.xgroup("CREATECONSUMER", stream, "workers", name);
+    const retention = [{ stream, maxLen: 3, maxAgeMs: 0 }];
+    const { config, janitor } = janitorFor(prefix, { retention });
+    const { supervisor } = janitor.createSweepWork(config, [
+      groupConfig(stream, { action: "monitor", reapConsumersIdleMs: 1 }),
+    ]);
+    await waitFor(async () => {
+      // Consumers created a moment ago must be idle for reapConsumersIdleMs (1 ms) first.
+      const info = (await fixture.redis.call(
+        "XINFO",
+        "CONSUMERS",
+        stream,
+        "workers",
+      )) as unknown[][];
+      return info.every((c) => Number(c[c.indexOf("idle") + 1]) >= 1);
+    });
+
+    await janitor.lease.tryAcquireOnce();
+    await supervisor.supervise();
+    // Nothing left to reap, and legacy still holds the rest back: nothing more to tell.
+    await supervisor.supervise();
+    await supervisor.stop();
+    await janitor.events.settled();
+
+    const events = (await eventsIn(config.events.stream)).filter(
+      ({ type }) => type !== "lease-acquired",
+    );
+    expect(events.map(({ type }) => type)).toEqual(["consumers-reaped", "trimmed"]);
+    const [reaped, trimmed] = events;
+    expect(reaped).toMatchObject({ stream, group: "workers", count: "2", ids: "gone-1 gone-2" });
+    expect(JSON.parse(reaped?.detail ?? "")).toEqual({
+      consumers: ["gone-1", "gone-2"],
+      idleMs: 1,
+    });
+    expect(trimmed).toMatchObject({ stream, group: "", count: "20", ids: "" });
+    expect(JSON.parse(trimmed?.detail ?? "")).toEqual({
+      maxLen: 3,
+      maxAgeMs: 0,
+      length: 10,
+      heldBackBy: [{ group: "legacy", neededFromId: held[0] }],
+    });
+  });
 });
+
+/** The ids of the last `count` entries of a stream, oldest first. */
+async function tailIds(stream: string, count: number): Promise<string[]> {
+  const entries = await fixture.redis.xrevrange(stream, "+", "-", "COUNT", count);
+  return entries.map(([id]) => id).reverse();
+}

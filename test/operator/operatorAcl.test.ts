@@ -14,12 +14,12 @@ const PASSWORD = "operator-test-password";
 const fixture = useRedisServer();
 
 /** Loads one user's rules from the ACL file, as written, plus a password. */
-async function loadUser(name: string): Promise<void> {
+async function loadUser(name: string, as = name, edit = (line: string) => line): Promise<void> {
   const text = await readFile(ACL_FILE, "utf8");
   const line = text.split("\n").find((l) => l.startsWith(`user ${name} `));
   if (line === undefined) throw new Error(`no user ${name} in ${ACL_FILE.pathname}`);
-  const rules = line.split(/\s+/u).slice(2);
-  await fixture.redis.call("ACL", "SETUSER", name, ...rules, `>${PASSWORD}`);
+  const rules = edit(line).split(/\s+/u).slice(2);
+  await fixture.redis.call("ACL", "SETUSER", as, ...rules, `>${PASSWORD}`);
 }
 
 // Every command needs a configuration file; the user comes from the environment.
@@ -82,5 +82,41 @@ describe("operator commands under the ACL users of deploy/redis/stream-janitor.a
       removed: 0,
       blockedBy: [{ group: "billing" }],
     });
+  });
+  it("the operator-rw user writes its advisory events: XADD on the events stream, nothing more", async () => {
+    const user = "stream-janitor-operator-rw";
+    const events = "stream-janitor:events";
+    await fixture.redis.xgroup("CREATECONSUMER", STREAM, "billing", "idle-worker-2");
+    const reap = await as(user, ["consumers", "reap", ...pair, "--idle-ms", "0"]);
+    expect(reap.stderr).toBe("");
+    const [[, fields] = ["", []]] = await fixture.redis.xrevrange(events, "+", "-", "COUNT", 1);
+    expect(fields.slice(0, 2)).toEqual(["type", "consumers-reaped"]);
+    const dryRun = async (...command: string[]) =>
+      String(await fixture.redis.call("ACL", "DRYRUN", user, ...command));
+    expect(await dryRun("XADD", events, "*", "type", "x")).toBe("OK");
+    expect(await dryRun("XDEL", events, "1-1")).not.toBe("OK");
+    expect(await dryRun("XTRIM", events, "MAXLEN", "0")).not.toBe("OK");
+    expect(await dryRun("XGROUP", "DELCONSUMER", events, "g", "c")).not.toBe("OK");
+  });
+
+  it("a user that may not write the events stream (an older ACL file) does the work, warns once, exits 0", async () => {
+    const user = "operator-without-events";
+    await loadUser("stream-janitor-operator-rw", user, (line) =>
+      line.replace(" (~stream-janitor:events +xadd)", ""),
+    );
+    await addDeadLetters(fixture.redis, {
+      stream: STREAM,
+      group: "billing",
+      deadLetterStream: DEAD,
+      count: 2,
+      firstOriginal: 50,
+    });
+    const purge = await as(user, ["dlq", "purge", ...pair, "--all", "--json"]);
+    expect(purge.code).toBe(0);
+    expect(JSON.parse(purge.stdout)).toMatchObject({ purged: 2 });
+    const warnings = purge.stderr.trim().split("\n");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/warning: the dlq-purged event was not written .*NOPERM/u);
+    expect(await fixture.redis.xlen(DEAD)).toBe(0);
   });
 });

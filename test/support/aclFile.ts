@@ -27,13 +27,21 @@ export async function aclLinesForTest(
 ): Promise<string[]> {
   const lines = (await readFile(ACL_FILE, "utf8")).split("\n").filter((line) => line !== "");
   return lines.map((line) => {
-    const tokens = line.split(" ");
+    // A selector, `(~events +xadd)`: its commands on the test's keys (Redis 7 merges the tokens).
+    const selectors = (line.match(/\([^)]*\)/gu) ?? []).map((selector) => {
+      const commands = selector
+        .slice(1, -1)
+        .split(" ")
+        .filter((token) => token.startsWith("+"));
+      return `(${[...commands, ...keyPatterns.map((pattern) => `~${pattern}`)].join(" ")})`;
+    });
+    const tokens = line.replace(/\s*\([^)]*\)/gu, "").split(" ");
     const readOnly = tokens.some((token) => token.startsWith("%R~"));
     const rules = tokens
       .filter((token) => !token.startsWith("~") && !token.startsWith("%"))
       .map((token) => (token === "resetpass" ? `resetpass >${password}` : token));
     const keys = keyPatterns.map((pattern) => `${readOnly ? "%R" : ""}~${pattern}`);
-    return [...rules, ...keys].join(" ");
+    return [...rules, ...keys, ...selectors].join(" ");
   });
 }
 

@@ -9,6 +9,7 @@ import {
   type OperatorSession,
   type OptionValues,
 } from "./OperatorCommand.js";
+import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 /** `consumers reap`: what consumersReapCommand runs, loaded only when the command is run. */
 export async function runConsumersReap(
@@ -18,13 +19,25 @@ export async function runConsumersReap(
   const stream = requiredString(values, "stream");
   const group = requiredString(values, "group");
   await existingGroup(session, stream, group);
+  const idleMs = durationOption(values, "idle", "idle-ms") ?? 0;
   const summary = await reapConsumers(session.redis, {
     stream,
     group,
-    idleMs: durationOption(values, "idle", "idle-ms") ?? 0,
+    idleMs,
     janitorConsumer: janitorConsumerName(session.config),
     dryRun: values["dry-run"] === true,
   });
+  if (!summary.dryRun && summary.reaped.length > 0) {
+    const consumers = summary.reaped;
+    await writeOperatorEvent(session, {
+      type: "consumers-reaped",
+      stream,
+      group,
+      count: consumers.length,
+      ids: consumers,
+      detail: { consumers, idleMs },
+    });
+  }
   if (values.json === true) writeJson(session, summary);
   else {
     const verb = summary.dryRun ? "would reap" : "reaped";

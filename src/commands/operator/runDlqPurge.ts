@@ -11,6 +11,8 @@ import {
   type OperatorSession,
   type OptionValues,
 } from "./OperatorCommand.js";
+import { doneIds } from "./doneIds.js";
+import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 /** `dlq purge`: what dlqPurgeCommand runs, loaded only when the command is run. */
 export async function runDlqPurge(values: OptionValues, session: OperatorSession): Promise<number> {
@@ -19,14 +21,29 @@ export async function runDlqPurge(values: OptionValues, session: OperatorSession
     requiredString(values, "stream"),
     requiredString(values, "group"),
   );
+  const olderThanMs = durationOption(values, "older-than", "older-than-ms");
+  const reason = reasonOption(values);
+  const ids = values.id === undefined ? undefined : idsOption(values);
   const summary = await purgeDeadLetters(session.redis, group, {
-    olderThanMs: durationOption(values, "older-than", "older-than-ms"),
-    reason: reasonOption(values),
-    ...(values.id === undefined ? {} : { ids: idsOption(values) }),
+    olderThanMs,
+    reason,
+    ...(ids === undefined ? {} : { ids }),
     dryRun: values["dry-run"] === true,
     progress: createProgress("purge", session.stderr),
     signal: session.signal,
   });
+  if (!summary.dryRun && summary.purged > 0) {
+    const all = values.all === true ? true : undefined;
+    await writeOperatorEvent(session, {
+      type: "dlq-purged",
+      stream: group.stream,
+      group: group.group,
+      count: summary.purged,
+      ids: doneIds(ids, summary.purged, summary.unknownIds ?? []),
+      // The selectors used (JSON leaves out the ones not given).
+      detail: { deadLetterStream: group.deadLetterStream, all, ids, olderThanMs, reason },
+    });
+  }
   if (values.json === true) writeJson(session, summary);
   else {
     const verb = summary.dryRun ? "would purge" : "purged";

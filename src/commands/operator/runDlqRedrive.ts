@@ -13,6 +13,8 @@ import {
   type OperatorSession,
   type OptionValues,
 } from "./OperatorCommand.js";
+import { doneIds } from "./doneIds.js";
+import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 /** `dlq redrive`: what dlqRedriveCommand runs, loaded only when the command is run. */
 export async function runDlqRedrive(
@@ -24,16 +26,34 @@ export async function runDlqRedrive(
     requiredString(values, "stream"),
     requiredString(values, "group"),
   );
+  const limit = integerOption(values, "limit", 1);
+  const reason = reasonOption(values);
+  const ids = values.id === undefined ? undefined : idsOption(values);
   try {
     const summary = await redriveDeadLetters(session.redis, group, {
-      limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
-      reason: reasonOption(values),
-      ...(values.id === undefined ? {} : { ids: idsOption(values) }),
+      limit: limit ?? Number.POSITIVE_INFINITY,
+      reason,
+      ...(ids === undefined ? {} : { ids }),
       dryRun: values["dry-run"] === true,
       limiter: new RateLimiter({ ratePerSecond: integerOption(values, "rate") ?? DEFAULT_RATE }),
       progress: createProgress("redrive", session.stderr),
       signal: session.signal,
     });
+    if (!summary.dryRun && summary.redriven > 0) {
+      const { deadLetterStream, requeueStream: target } = group;
+      await writeOperatorEvent(session, {
+        type: "dlq-redriven",
+        stream: group.stream,
+        group: group.group,
+        count: summary.redriven,
+        ids: doneIds(ids, summary.redriven, [
+          ...(summary.unknownIds ?? []),
+          ...(summary.oversizedIds ?? []),
+        ]),
+        // The selectors used (JSON leaves out the ones not given).
+        detail: { deadLetterStream, target, limit, reason, ids },
+      });
+    }
     if (values.json === true) writeJson(session, summary);
     else {
       const verb = summary.dryRun ? "would redrive" : "redriven";

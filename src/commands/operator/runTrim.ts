@@ -10,19 +10,32 @@ import {
   type OperatorSession,
   type OptionValues,
 } from "./OperatorCommand.js";
+import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 /** `trim`: what trimCommand runs, loaded only when the command is run. */
 export async function runTrim(values: OptionValues, session: OperatorSession): Promise<number> {
   const stream = requiredString(values, "stream");
   await existingStream(session, stream);
+  const maxLen = integerOption(values, "max-len");
+  const maxAgeMs = durationOption(values, "max-age", "max-age-ms", 1);
   const summary = await safeTrim(session.redis, {
     stream,
-    maxLen: integerOption(values, "max-len"),
-    maxAgeMs: durationOption(values, "max-age", "max-age-ms", 1),
+    maxLen,
+    maxAgeMs,
     dryRun: values["dry-run"] === true,
     signal: session.signal,
     progress: createProgress("trim", session.stderr),
   });
+  if (!summary.dryRun && summary.removed > 0) {
+    const { removed, length, blockedBy } = summary;
+    await writeOperatorEvent(session, {
+      type: "trimmed",
+      stream,
+      count: removed,
+      // The policy given (JSON leaves out the one not given), and who held the rest back.
+      detail: { maxLen, maxAgeMs, length, heldBackBy: blockedBy },
+    });
+  }
   if (values.json === true) writeJson(session, summary);
   else {
     const verb = summary.dryRun ? "would remove" : "removed";

@@ -1,0 +1,44 @@
+import { hostname } from "node:os";
+import { appendEvent, type AdvisoryEvent } from "../../events/EventWriter.js";
+import type { OperatorSession } from "./OperatorCommand.js";
+
+/** An event write that takes longer is given up: the command has done its work already. */
+const EVENT_TIMEOUT_MS = 2000;
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+}
+
+/**
+ * The advisory event of an operator command (contract section 8), `by` operator@<hostname>,
+ * written after the work it reports and best effort, as the daemon's: a write that fails (a
+ * read-only ACL user, events.stream gone, Redis slow) is one warning on stderr and changes
+ * neither the output nor the exit code.
+ */
+export async function writeOperatorEvent(
+  session: OperatorSession,
+  event: AdvisoryEvent,
+): Promise<void> {
+  const { stream: streamKey, maxLen } = session.config.events;
+  if (streamKey === "") return;
+  const by = `operator@${hostname()}`;
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no reply within ${EVENT_TIMEOUT_MS}ms`)),
+      EVENT_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([
+      appendEvent({ redis: session.redis, streamKey, maxLen, by }, event),
+      timeUp,
+    ]);
+  } catch (error) {
+    session.stderr.write(
+      `stream-janitor: warning: the ${event.type} event was not written to ${streamKey} (${firstLine(error)}); the work it reports is done\n`,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
