@@ -211,7 +211,7 @@ export class StatusSampler implements StatusBoard {
     for (const reading of snapshot.groups) {
       const track = this.tracks.get(reading.group.id);
       const scan = this.options.pelScans.get(reading.group.id);
-      const sample = sampleOf(reading, snapshot.nowMs, scan);
+      const sample = sampleOf(reading, snapshot.nowMs, scan, this.capabilities?.groupLag);
       if (track === undefined || sample === undefined) continue;
       track.samples.push(sample);
       // Bounded memory: the window and nothing more.
