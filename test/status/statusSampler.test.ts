@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { GROUP_STATUSES } from "../../src/core/groupStatus.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
@@ -332,6 +333,68 @@ describe("StatusSampler: each status from a real Redis state", () => {
 });
 
 describe("StatusSampler: what it reads", () => {
+  it("ERROR when the janitor's user may not read the group (NOPERM)", async () => {
+    const { stream, group } = await newGroup("noperm");
+    const user = uniquePrefix("no-xinfo-consumers");
+    await fixture.redis.call(
+      "ACL",
+      "SETUSER",
+      user,
+      "on",
+      ">pw",
+      "~*",
+      "+@all",
+      "-xinfo|consumers",
+    );
+    const limited = new Redis({ port: fixture.server.port, username: user, password: "pw" });
+    try {
+      const test = createTestSampler(limited, [group], { window: 3 });
+      await test.sampler.sampleOnce();
+      expect(statusOf(test, group)).toMatchObject({
+        stream,
+        status: "ERROR",
+        // Inside a script Redis 7.0 words it "ERR The user executing the script can't run ...".
+        reason: expect.stringMatching(/^cannot read: .*(NOPERM|can't run this command)/u) as string,
+      });
+    } finally {
+      limited.disconnect();
+    }
+  });
+
+  it("samples on its own timer: first round at once, then every intervalMs plus jitter", async () => {
+    const { group } = await newGroup("timer");
+    const waits: number[] = [];
+    let fire: (() => void) | undefined;
+    const timers = {
+      setTimeout: (callback: () => void, ms: number) => {
+        waits.push(ms);
+        fire = callback;
+        return waits.length;
+      },
+      clearTimeout: () => {
+        fire = undefined;
+      },
+    };
+    const test = createTestSampler(
+      fixture.redis,
+      [group],
+      { intervalMs: 1000 },
+      {
+        timers,
+        random: () => 0.5,
+      },
+    );
+    test.sampler.start();
+    expect(waits).toEqual([0]);
+    fire?.();
+    await waitFor(() => waits.length === 2, { what: "the next round's timer" });
+    // withJitter: up to 20 % more, here half of it.
+    expect(waits).toEqual([0, 1100]);
+    expect(test.sampler.statusOf(group.id)?.status).toBe("UNKNOWN");
+    await test.sampler.stop();
+    expect(fire).toBeUndefined();
+  });
+
   it("reads the same activity scripted and pipelined (no EVAL, Cluster)", async () => {
     const { stream, group } = await newGroup("paths", "0");
     await add(stream, 5);
