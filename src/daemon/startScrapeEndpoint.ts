@@ -4,6 +4,7 @@ import { readHttpCredentials } from "../config/httpCredentials.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { startHttpServer, type RunningHttpServer } from "../http/createHttpServer.js";
 import { HttpAuthGuard } from "../http/HttpAuthGuard.js";
+import type { HttpRoute } from "../http/HttpRoute.js";
 import type { Registry } from "prom-client";
 import { createMetrics } from "../metrics/createMetrics.js";
 import { METRIC_TABLE } from "../metrics/metricTable.js";
@@ -19,6 +20,8 @@ export interface ScrapeEndpointParts {
   refresher: ScrapeRefresher;
   /** The scrape's own connection: readiness says why it does not answer. */
   metricsRedis: RedisClient;
+  /** The paths beyond the built-in three (/status.json, /ui): startDaemon builds them. */
+  routes: readonly HttpRoute[];
 }
 
 export interface ScrapeEndpoint extends RunningHttpServer {
@@ -51,6 +54,7 @@ export async function startScrapeEndpoint(parts: ScrapeEndpointParts): Promise<S
     registry: parts.registry,
     logger: parts.logger,
     auth,
+    routes: parts.routes,
     beforeScrape: () => refresher.refresh(),
     isReady: () => refresher.ping(),
     notReadyReason: () => {

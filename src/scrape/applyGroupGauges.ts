@@ -78,7 +78,10 @@ export class SeriesLabels {
  * an XRANGE over them, bodies included, so the check is the bound every such case breaks first:
  * no group can have more entries waiting than the stream holds. Over XLEN the lag is unknown.
  */
-export function validLag(values: GroupValues, options: GaugeOptions): number | undefined {
+export function validLag(
+  values: GroupValues,
+  options: Pick<GaugeOptions, "groupLag">,
+): number | undefined {
   if (values.lag === null || options.groupLag === false) return undefined;
   return values.lag > values.streamLength ? undefined : values.lag;
 }
@@ -102,8 +105,15 @@ function waitingBoundMs(
   return Math.max(0, nowMs - idMs(values.lastDeliveredId));
 }
 
-/** Due entries: exact as of the scan; before it, whether the oldest entry is due (a lower bound). */
-function dueEntries(group: ResolvedGroup, values: GroupValues, scan: PelScanResult | undefined) {
+/**
+ * Due entries: exact as of the scan; before it, whether the oldest entry is due (a lower bound).
+ * The group status counts them the same way.
+ */
+export function dueEntries(
+  group: ResolvedGroup,
+  values: GroupValues,
+  scan: PelScanResult | undefined,
+) {
   if (scan !== undefined) return scan.dueEntries;
   const oldestId = values.oldestPendingId;
   if (values.pending === 0 || oldestId === undefined) return 0;

@@ -17,6 +17,7 @@ import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
 import { sparseScenario } from "./sparse.js";
+import { statusCostScenario } from "./statusCost.js";
 import { operatorScenario } from "./operatorCommands.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
@@ -40,12 +41,14 @@ const SCENARIOS: Record<string, Scenario> = {
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
  * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server);
  * `--only=i`, Redis instructions per swept entry under callgrind (needs valgrind), janitor
- * against the reference script, whatever the machine's load.
+ * against the reference script, whatever the machine's load; `--only=s`, what the group status
+ * costs Redis and /metrics at 1,000 groups.
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
   c: clusterScenario,
   i: instructionsScenario,
+  s: statusCostScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
