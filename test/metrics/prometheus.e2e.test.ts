@@ -115,6 +115,9 @@ beforeAll(async () => {
   ];
   const config = janitorConfig(server.url, groups, { pelScanIntervalMs: 100 });
   config.lease.key = `${prefix}:lease`;
+  // A second status sample within a second; a window of 100 s, so the consumer that read the
+  // lagging stream at the start stays "seen" (STALL, not STOP) for the whole test.
+  config.status = { ...config.status, intervalMs: 1000, window: 100 };
   daemon = await startDaemon(config, {
     logger: pino({ level: "silent" }),
     version: "0.0.0-e2e",
@@ -168,8 +171,22 @@ describe("Prometheus scraping the daemon, with the project's alert rules", () =>
       ]);
     }, POLL);
 
+    // The status verdicts need two samples: wait for them (each alert selects its group).
+    await vi.waitFor(async () => {
+      expect(await select('stream_janitor_group_status{status="STALL"} == 1')).toEqual([
+        `${streams.lagging}/workers`,
+      ]);
+      expect(await select('stream_janitor_group_status{status="STUCK"} == 1')).toEqual([
+        `${streams.stuck}/workers`,
+      ]);
+    }, POLL);
+
     const expected: Record<string, string[]> = {
       StreamJanitorEntriesStuck: [`${streams.stuck}/workers`],
+      // The same groups, judged by their status over the window.
+      StreamJanitorStatusStuck: [`${streams.stuck}/workers`],
+      StreamJanitorStatusStall: [`${streams.lagging}/workers`],
+      StreamJanitorStatusError: [`${typo}/workers`],
       StreamJanitorGhostsDetected: [`${streams.ghost}/workers`],
       StreamJanitorDeadLettered: [`${streams.dead}/workers/max-deliveries`],
       StreamJanitorLagUnknown: [`${streams.lagUnknown}/workers`],
