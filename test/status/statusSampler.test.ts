@@ -353,8 +353,11 @@ describe("StatusSampler: what it reads", () => {
       expect(statusOf(test, group)).toMatchObject({
         stream,
         status: "ERROR",
-        // Inside a script Redis 7.0 words it "ERR The user executing the script can't run ...".
-        reason: expect.stringMatching(/^cannot read: .*(NOPERM|can't run this command)/u) as string,
+        // Inside a script Redis 7.0 words it "ERR The user executing the script can't run ...",
+        // 7.2+ and Valkey "ERR ACL failure in script: User ... has no permissions to run ...".
+        reason: expect.stringMatching(
+          /^cannot read: .*(NOPERM|can't run this command|has no permissions to run)/u,
+        ) as string,
       });
     } finally {
       limited.disconnect();
