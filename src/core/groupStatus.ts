@@ -60,6 +60,11 @@ export interface GroupStatusReport {
 export interface StatusReport {
   /** Unix ms (Redis clock) of the latest sample; 0 before the first. */
   generatedAt: number;
+  /**
+   * Present only while the latest sampling round could not reach Redis: an outage is not a
+   * verdict, so every group keeps the one it had, as of generatedAt.
+   */
+  redis?: "unreachable";
   leader: {
     /** Whether this replica holds the lease now. */
     isLeader: boolean;

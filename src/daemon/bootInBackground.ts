@@ -5,6 +5,7 @@ import type { GroupSet } from "../core/GroupSet.js";
 import type { Discovery } from "../discovery/Discovery.js";
 import { explainRedisError } from "../redis/explainRedisError.js";
 import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
+import type { StatusSampler } from "../status/StatusSampler.js";
 import type { Janitor, SweepWork } from "./createJanitor.js";
 import { describeServer } from "./describeServer.js";
 import type { TeardownStack } from "./TeardownStack.js";
@@ -16,6 +17,8 @@ export interface BootParts {
   janitor: Janitor;
   groupSet: GroupSet;
   refresher: ScrapeRefresher;
+  /** The group status: sampling starts once Redis answers, as the PEL scans do. */
+  sampler: StatusSampler;
   discovery: Discovery;
   teardown: TeardownStack;
   /** The configuration in effect when the sweep work is built (a reload may come first). */
@@ -52,6 +55,8 @@ export function bootInBackground(parts: BootParts): void {
     );
     refresher.setCapabilities(capabilities);
     refresher.start();
+    parts.sampler.setCapabilities(capabilities);
+    parts.sampler.start();
     // Say at start-up, on every replica, which groups will be refused (each sweep re-checks).
     await janitor.reportRefusals(groupSet.current());
     // After the listed groups' check: discovered ones (thousands, maybe) are checked by sweeps.

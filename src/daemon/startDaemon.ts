@@ -5,9 +5,15 @@ import { GroupSet } from "../core/GroupSet.js";
 import { resolveGroup } from "../core/resolveGroup.js";
 import { Discovery } from "../discovery/Discovery.js";
 import { scanNodesOf } from "../discovery/scanNodes.js";
+import type { StatusBoard } from "../core/groupStatus.js";
+import { instanceId } from "../events/instanceId.js";
+import type { HttpRoute } from "../http/HttpRoute.js";
+import { statusJsonRoute } from "../http/statusJsonRoute.js";
 import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
+import { createStatusMetrics } from "../metrics/statusMetrics.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
+import { StatusSampler } from "../status/StatusSampler.js";
 import { bootInBackground } from "./bootInBackground.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
@@ -95,7 +101,35 @@ export async function startDaemon(
       registry,
     });
     teardown.push("discovery", () => discovery.stop());
-    const http = await startScrapeEndpoint({ config, registry, logger, refresher, metricsRedis });
+    // Every replica judges every group (contract section 9), on its own connection so that a
+    // status sample never queues behind a scrape's reads (or a scrape behind it).
+    const sampler = new StatusSampler({
+      redis: connect("status", metricsCommandTimeoutMs(config)),
+      groups: groupSet.current(),
+      config,
+      metrics: createStatusMetrics(registry),
+      pelScans: refresher.pelScans,
+      logger,
+      instance: instanceId(),
+      isLeader: () => janitor.lease.term !== undefined,
+      fencingToken: () => janitor.lease.term?.fencingToken ?? null,
+      // Only the leader's sampler is asked to write (isLeader): replicas write no duplicates.
+      writeEvent: (event) => janitor.events.write(event),
+    });
+    groupSet.on("change", (change) => sampler.setGroups(change.groups));
+    teardown.push("status", () => sampler.stop());
+    // The HTTP paths beyond /metrics, /livez and /readyz. The status board is the seam: the web
+    // console (/ui) is built from the same `board`.
+    const board: StatusBoard = sampler;
+    const routes: HttpRoute[] = [statusJsonRoute(board)];
+    const http = await startScrapeEndpoint({
+      config,
+      registry,
+      logger,
+      refresher,
+      metricsRedis,
+      routes,
+    });
     teardown.push("http", () => http.close());
 
     let sweepWork: SweepWork | undefined;
@@ -117,6 +151,7 @@ export async function startDaemon(
       janitor,
       groupSet,
       refresher,
+      sampler,
       discovery,
       teardown,
       running: reloader.running,

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { startHttpServer, type RunningHttpServer } from "../http/createHttpServer.js";
+import type { HttpRoute } from "../http/HttpRoute.js";
 import type { Registry } from "prom-client";
 import { explainRedisError } from "../redis/explainRedisError.js";
 import { lastConnectionError } from "../redis/lastConnectionError.js";
@@ -14,6 +15,8 @@ export interface ScrapeEndpointParts {
   refresher: ScrapeRefresher;
   /** The scrape's own connection: readiness says why it does not answer. */
   metricsRedis: RedisClient;
+  /** The paths beyond the built-in three (/status.json, /ui): startDaemon builds them. */
+  routes: readonly HttpRoute[];
 }
 
 /**
@@ -26,6 +29,7 @@ export function startScrapeEndpoint(parts: ScrapeEndpointParts): Promise<Running
     ...config.http,
     registry: parts.registry,
     logger: parts.logger,
+    routes: parts.routes,
     beforeScrape: () => refresher.refresh(),
     isReady: () => refresher.ping(),
     notReadyReason: () => {

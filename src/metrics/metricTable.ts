@@ -300,6 +300,16 @@ export const METRIC_TABLE = {
     },
   },
   /** Advisory events (contract section 8): written best effort, so the lost ones are counted. */
+  /** The group status (contract section 9), set by every replica's StatusSampler. */
+  status: {
+    groupStatus: {
+      name: "stream_janitor_group_status",
+      type: "gauge",
+      perGroup: true,
+      help: "1 for the group's current status (ERROR, REWIND, STOP, STALL, STUCK, WARN, UNKNOWN or OK: see /status.json for the reason), 0 for the other seven; set by every replica from its own samples every status.intervalMs. No series before a group's first sample.",
+      labelNames: [...GROUP, "status"],
+    },
+  },
   events: {
     eventsWritten: {
       name: "stream_janitor_events_total",

@@ -102,8 +102,15 @@ function waitingBoundMs(
   return Math.max(0, nowMs - idMs(values.lastDeliveredId));
 }
 
-/** Due entries: exact as of the scan; before it, whether the oldest entry is due (a lower bound). */
-function dueEntries(group: ResolvedGroup, values: GroupValues, scan: PelScanResult | undefined) {
+/**
+ * Due entries: exact as of the scan; before it, whether the oldest entry is due (a lower bound).
+ * The group status counts them the same way.
+ */
+export function dueEntries(
+  group: ResolvedGroup,
+  values: GroupValues,
+  scan: PelScanResult | undefined,
+) {
   if (scan !== undefined) return scan.dueEntries;
   const oldestId = values.oldestPendingId;
   if (values.pending === 0 || oldestId === undefined) return 0;

@@ -6,7 +6,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { applyGroupGauges, dropGroupGauges, SeriesLabels } from "./applyGroupGauges.js";
 import { GroupStates } from "./GroupStates.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import { PelScanner } from "./PelScanner.js";
+import { PelScanner, type PelScanResult } from "./PelScanner.js";
 import { readGroupSnapshots } from "./readGroupSnapshots.js";
 import { RedisUnavailableError, runPipeline } from "../redis/pipeline/runPipeline.js";
 
@@ -39,6 +39,8 @@ export interface ScrapeRefresher {
   markChanged(groupId: string): void;
   /** Rescans the groups markChanged() named, now (tests await it instead of the timer). */
   rescanChanged(): Promise<void>;
+  /** The PEL scans' latest results by group id: the group status counts due entries from them. */
+  readonly pelScans: ReadonlyMap<string, PelScanResult>;
 }
 
 /** Readiness probes commonly time out after a second. */
@@ -134,5 +136,6 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     scanOnce: (signal) => scanner.scanOnce(signal),
     markChanged: (groupId) => scanner.markChanged(groupId),
     rescanChanged: () => scanner.rescanChanged(),
+    pelScans: scanner.results,
   };
 }

@@ -1,8 +1,10 @@
 import { Cluster } from "ioredis";
 import type { RedisClient } from "../redis/RedisClient.js";
 import {
+  asArray,
   classifyReplyError,
   isReplyError,
+  kvList,
   parsePendingPage,
   parsePendingSummary,
   parseRedisTime,
@@ -18,6 +20,7 @@ import {
 } from "../redis/pipeline/runPipeline.js";
 import type { GroupReading, GroupValues, ScrapeSnapshot } from "./GroupReading.js";
 import { readGroupSnapshotsScripted } from "./readGroupStatsScript.js";
+import type { ConsumerActivity, ConsumerReadOptions } from "../scripts/readGroupStats.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 
 interface StreamSlots {
@@ -31,6 +34,26 @@ interface GroupSlots {
   oldest: number;
   deadLetterLength: number;
   retryLaneLength: number | undefined;
+  /** XINFO CONSUMERS, only when the read asks for the consumers' activity. */
+  consumers: number | undefined;
+}
+
+/** The activity readGroupStats.lua computes, from XINFO GROUPS and XINFO CONSUMERS replies. */
+function activityOf(
+  info: GroupInfo,
+  consumersReply: unknown,
+  options: ConsumerReadOptions,
+): ConsumerActivity {
+  let consumerCount = 0;
+  let minConsumerIdleMs: number | null = null;
+  for (const entry of asArray(consumersReply, "XINFO CONSUMERS")) {
+    const fields = kvList(entry, "XINFO CONSUMERS");
+    const idle = Number(fields.get("idle"));
+    if (String(fields.get("name")) === options.janitorConsumer || !Number.isFinite(idle)) continue;
+    consumerCount += 1;
+    minConsumerIdleMs = minConsumerIdleMs === null ? idle : Math.min(minConsumerIdleMs, idle);
+  }
+  return { entriesRead: info.entriesRead, consumerCount, minConsumerIdleMs };
 }
 
 /** XLEN of a retry lane; undefined without one, or when the key is not a stream. */
@@ -60,6 +83,11 @@ export interface ReadOptions {
   scripted?: boolean;
   /** Groups per script call (default GROUPS_PER_SCRIPT). */
   groupsPerCall?: number;
+  /**
+   * Also read what the group status needs: XINFO GROUPS entries-read and, per group, XINFO
+   * CONSUMERS (one more command per group). A scrape leaves it out and costs what it did.
+   */
+  consumers?: ConsumerReadOptions | undefined;
 }
 
 /**
@@ -119,6 +147,7 @@ async function readGroupSnapshotsPipelined(
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
       retryLaneLength:
         group.retryLaneStream === undefined ? undefined : add(["XLEN", group.retryLaneStream]),
+      consumers: options.consumers ? add(["XINFO", "CONSUMERS", stream, group.group]) : undefined,
     });
   }
   const replies = await runReadPipeline(redis, commands, options.timeoutMs, options.batchSize);
@@ -171,6 +200,10 @@ async function readGroupSnapshotsPipelined(
           ? []
           : parsePendingSummary(replyValue(at(slot.summary))).consumers;
       const deadLetter = at(slot.deadLetterLength);
+      const activity =
+        slot.consumers === undefined || options.consumers === undefined
+          ? undefined
+          : activityOf(info, replyValue(at(slot.consumers)), options.consumers);
       const values: GroupValues = {
         pending: info.pending,
         oldestPendingId: oldest?.id,
@@ -184,6 +217,7 @@ async function readGroupSnapshotsPipelined(
         retryLaneLength: laneLength(
           slot.retryLaneLength === undefined ? undefined : at(slot.retryLaneLength),
         ),
+        ...(activity === undefined ? {} : { activity }),
       };
       return { group, state: "ok", values };
     } catch (error) {

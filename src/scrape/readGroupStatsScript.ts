@@ -2,6 +2,7 @@ import type { RedisClient } from "../redis/RedisClient.js";
 import {
   callReadGroupStats,
   parseReadGroupStatsReply,
+  type ConsumerReadOptions,
   type GroupStatsReading,
 } from "../scripts/readGroupStats.js";
 import { registerScripts } from "../scripts/scriptedRedis.js";
@@ -46,6 +47,8 @@ function readingOf(
 export interface ScriptReadOptions {
   timeoutMs: number;
   perConsumer: boolean;
+  /** Also read the consumers' activity (the group status); a scrape leaves it out. */
+  consumers?: ConsumerReadOptions | undefined;
   /** Groups per script call (default GROUPS_PER_SCRIPT). */
   groupsPerCall?: number;
   /** Monotonic ms (injected by tests). */
@@ -84,6 +87,7 @@ export async function readGroupSnapshotsScripted(
       const call = callReadGroupStats(scripted, {
         groups: batch,
         perConsumer: options.perConsumer,
+        consumers: options.consumers,
       });
       reply = await answerWithin(
         call,
@@ -98,7 +102,7 @@ export async function readGroupSnapshotsScripted(
       continue;
     }
     const parsed = parseReadGroupStatsReply(
-      { groups: batch, perConsumer: options.perConsumer },
+      { groups: batch, perConsumer: options.perConsumer, consumers: options.consumers },
       reply,
     );
     nowMs ??= parsed.nowMs;

@@ -14,6 +14,26 @@ export interface ReadGroupStatsRequest {
   >[];
   /** Also read the XPENDING summary (per-consumer counts). */
   perConsumer: boolean;
+  /** Also read what the group status needs (ConsumerActivity); a scrape leaves it out. */
+  consumers?: ConsumerReadOptions | undefined;
+}
+
+export interface ConsumerReadOptions {
+  /** sweep.consumerName: the janitor's claims are not a consumer reading the group. */
+  janitorConsumer: string;
+}
+
+/**
+ * Whether the group's consumers read, for the group status (contract section 9): its read
+ * position and when any consumer last tried to read. XINFO GROUPS and XINFO CONSUMERS only.
+ */
+export interface ConsumerActivity {
+  /** XINFO GROUPS entries-read; null when Redis reports none (before 7.0, or after SETID). */
+  entriesRead: number | null;
+  /** Consumers of the group, the janitor's own left out. */
+  consumerCount: number;
+  /** The smallest XINFO CONSUMERS idle among them (their latest read attempt); null: none. */
+  minConsumerIdleMs: number | null;
 }
 
 /** One group's state, read without touching an entry. */
@@ -32,6 +52,8 @@ interface GroupStats {
   retryLaneLength: number | undefined;
   /** [consumer, pending] pairs; empty unless perConsumer. */
   consumers: [string, number][];
+  /** Only when the request asked for consumers. */
+  activity?: ConsumerActivity;
 }
 
 /** A group as read: its stats, no such group, or the error Redis answered for it. */
@@ -56,11 +78,14 @@ export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
   }
   const keys: string[] = [...streamIndex.keys()];
   for (const group of request.groups) keys.push(group.deadLetterStream);
-  const argv: (string | number)[] = [flagArg(request.perConsumer), streamIndex.size];
+  const { consumers } = request;
+  const flags = flagArg(request.perConsumer) + (consumers === undefined ? "" : "c");
+  const argv: (string | number)[] = [flags, streamIndex.size];
   for (const group of request.groups) {
     const lane = group.retryLaneStream === undefined ? 0 : keys.push(group.retryLaneStream);
     argv.push(streamIndex.get(group.stream) ?? 0, group.group, lane);
   }
+  if (consumers !== undefined) argv.push(consumers.janitorConsumer);
   return scriptCall(keys, argv);
 }
 
@@ -83,7 +108,18 @@ class Cursor {
   }
 }
 
-function readStats(cursor: Cursor): GroupStats {
+function readActivity(cursor: Cursor): ConsumerActivity {
+  const entriesRead = cursor.number();
+  const consumerCount = cursor.number();
+  const minConsumerIdleMs = cursor.number();
+  return {
+    entriesRead: entriesRead < 0 ? null : entriesRead,
+    consumerCount,
+    minConsumerIdleMs: minConsumerIdleMs < 0 ? null : minConsumerIdleMs,
+  };
+}
+
+function readStats(cursor: Cursor, withConsumers: boolean): GroupStats {
   const pending = cursor.number();
   const lastDeliveredId = cursor.string();
   const lag = cursor.number();
@@ -96,6 +132,7 @@ function readStats(cursor: Cursor): GroupStats {
   for (let count = cursor.number(); count > 0; count -= 1) {
     consumers.push([cursor.string(), cursor.number()]);
   }
+  const activity = withConsumers ? readActivity(cursor) : undefined;
   return {
     pending,
     lastDeliveredId,
@@ -106,6 +143,7 @@ function readStats(cursor: Cursor): GroupStats {
     deadLetterLength: deadLetterLength < 0 ? undefined : deadLetterLength,
     retryLaneLength: retryLaneLength < 0 ? undefined : retryLaneLength,
     consumers,
+    ...(activity === undefined ? {} : { activity }),
   };
 }
 
@@ -132,7 +170,7 @@ export function parseReadGroupStatsReply(
     }
     if (status === "G") return { status: "no-group" };
     if (status !== "") return { status: "failed", error: status };
-    return { status: "read", stats: readStats(cursor) };
+    return { status: "read", stats: readStats(cursor, request.consumers !== undefined) };
   });
   return { nowMs, streamLengths, groups };
 }

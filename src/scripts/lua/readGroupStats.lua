@@ -12,10 +12,13 @@ KEYS[1..S]        the distinct streams of the batch
 KEYS[S+1..S+G]    the dead-letter stream of group 1..G
 KEYS[S+G+1..]     the retry lanes of the groups that have one
 
-ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not
+ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not. Followed by 'c' ('0c',
+         '1c') for the group status: also entries-read and XINFO CONSUMERS per group. A scrape
+         sends no 'c' and costs what it cost before the status existed.
 ARGV[2]  S, the number of streams
 ARGV[3i], ARGV[3i+1], ARGV[3i+2]  group i: the index (1..S) of its stream in KEYS, its name, the
                                   index of its retry lane in KEYS (0: none)
+ARGV[#ARGV]  with 'c' only: the janitor's own consumer name (its claims are not a consumer reading)
 
 Returns a flat array:
   timeSeconds, timeMicroseconds                   Redis TIME
@@ -27,12 +30,16 @@ Returns a flat array:
     oldestId ('' when the PEL is empty), oldestIdleMs, oldestDeliveries,
     deadLetterLength (-1: XLEN failed, e.g. the key is not a stream),
     retryLaneLength (-1: no retry lane, or XLEN failed),
-    consumerCount n, then n pairs consumer, pending (n is 0 without ARGV[1] = 1)
+    consumerCount n, then n pairs consumer, pending (n is 0 without ARGV[1] = 1),
+    then with 'c' only: entriesRead (-1: null or absent), the number of consumers other
+    than ARGV[#ARGV], the smallest XINFO CONSUMERS idle among them (-1: none)
   status: '' read; 'S' the stream could not be read (see its error); 'G' no such group on the
   stream; anything else: the error message of the XPENDING that failed.
 ]]
 
-local perConsumer = ARGV[1] == '1'
+local perConsumer = string.sub(ARGV[1], 1, 1) == '1'
+local withConsumers = string.sub(ARGV[1], 2, 2) == 'c'
+local janitorConsumer = withConsumers and ARGV[#ARGV] or nil
 local streamCount = tonumber(ARGV[2])
 local out = {}
 local n = 0
@@ -71,7 +78,7 @@ for s = 1, streamCount do
   end
 end
 
-local groupCount = (#ARGV - 2) / 3
+local groupCount = (#ARGV - 2 - (withConsumers and 1 or 0)) / 3
 for g = 1, groupCount do
   local s = tonumber(ARGV[3 * g])
   local name = ARGV[3 * g + 1]
@@ -89,10 +96,16 @@ for g = 1, groupCount do
     if perConsumer and not failed(oldest) then
       summary = redis.pcall('XPENDING', stream, name)
     end
+    local seen = nil
+    if withConsumers and not failed(oldest) and not failed(summary) then
+      seen = redis.pcall('XINFO', 'CONSUMERS', stream, name)
+    end
     if failed(oldest) then
       push(oldest.err)
     elseif failed(summary) then
       push(summary.err)
+    elseif failed(seen) then
+      push(seen.err)
     else
       push('')
       push(tonumber(info['pending']))
@@ -122,6 +135,28 @@ for g = 1, groupCount do
         end
       else
         push(0)
+      end
+      if seen then
+        local entriesRead = info['entries-read']
+        push(entriesRead and tonumber(entriesRead) or -1)
+        local count, minIdle = 0, -1
+        for _, fields in ipairs(seen) do
+          -- name, pending, idle[, inactive]: a flat field/value list per consumer
+          local consumer, idle = nil, nil
+          for f = 1, #fields, 2 do
+            if fields[f] == 'name' then
+              consumer = fields[f + 1]
+            elseif fields[f] == 'idle' then
+              idle = tonumber(fields[f + 1])
+            end
+          end
+          if consumer ~= janitorConsumer and idle then
+            count = count + 1
+            if minIdle < 0 or idle < minIdle then minIdle = idle end
+          end
+        end
+        push(count)
+        push(minIdle)
       end
     end
   end

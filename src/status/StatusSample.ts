@@ -1,0 +1,35 @@
+/**
+ * One sample of one group, as the status sampler took it (contract section 9): the body-free
+ * reads of a scrape plus the consumers' activity, on the Redis clock. What judgeGroup() looks at.
+ */
+export type StatusSample = ReadableSample | UnreadableSample;
+
+export interface ReadableSample {
+  readable: true;
+  /** Redis TIME, Unix ms. */
+  atMs: number;
+  /** XINFO GROUPS lag; null when Redis reports it as null. */
+  lag: number | null;
+  pending: number;
+  /** Pending entries past their claim threshold (see sampleOf). */
+  due: number;
+  /** Idle time of the oldest pending entry; 0 with an empty PEL. */
+  oldestPendingIdleMs: number;
+  deadLetters: number | null;
+  retryLane: number | null;
+  lastDeliveredId: string;
+  /** XINFO GROUPS entries-read: the read position when Redis knows it. */
+  entriesRead: number | null;
+  /** Consumers of the group, the janitor's own left out. */
+  consumerCount: number;
+  /** Their smallest XINFO CONSUMERS idle (the latest read attempt); null without consumers. */
+  minConsumerIdleMs: number | null;
+}
+
+/** The stream or group could not be read: missing, wrong type, no permission. */
+interface UnreadableSample {
+  readable: false;
+  atMs: number;
+  /** What Redis said, in words. */
+  error: string;
+}
