@@ -1,7 +1,17 @@
-import type { EventEmitter } from "node:events";
 import type { GroupChange } from "../core/GroupSet.js";
-import type { SupervisorEvents } from "../daemon/SupervisorEvents.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
+
+/**
+ * The Supervisor's typed outcomes (src/daemon/SupervisorEvents.ts) the log listens to, named
+ * here so the console does not depend on the daemon that composes it.
+ */
+interface SweepOutcomes {
+  on(
+    event: "group-swept" | "group-failed",
+    listener: (result: GroupSweepResult, wallClockMs: number) => void,
+  ): unknown;
+  on(event: "groups-changed", listener: (change: GroupChange) => void): unknown;
+}
 
 /** One group's sweep as the console shows it. */
 export interface SweepRecord {
@@ -35,7 +45,7 @@ export class SweepLog {
 
   constructor(private readonly capacity = RECENT_SWEEPS) {}
 
-  follow(supervisor: EventEmitter<SupervisorEvents>): void {
+  follow(supervisor: SweepOutcomes): void {
     const record = (result: GroupSweepResult, wallClockMs: number): void =>
       this.add(result, wallClockMs);
     supervisor.on("group-swept", record);

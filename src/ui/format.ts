@@ -46,3 +46,11 @@ export function lagAgeMs(
   if (deliveredAt <= 0) return null;
   return Math.max(0, nowMs - deliveredAt);
 }
+
+/** The oldest pending entry's idle time; "-" when nothing is pending (there is no oldest). */
+export function oldestPendingIdle(sample: {
+  pending: number | null;
+  oldestPendingIdleMs: number | null;
+}): number | null {
+  return sample.pending === 0 ? null : sample.oldestPendingIdleMs;
+}

@@ -1,5 +1,5 @@
 import { GROUP_STATUSES, type GroupStatusReport, type StatusReport } from "../core/groupStatus.js";
-import { lagAgeMs } from "./format.js";
+import { lagAgeMs, oldestPendingIdle } from "./format.js";
 import type { OverviewQuery, SortKey } from "./overviewQuery.js";
 import type { SweepLog, SweepRecord } from "./SweepLog.js";
 
@@ -31,7 +31,7 @@ const SORT_VALUE: Record<SortKey, (row: OverviewRow) => Value> = {
   lag: (row) => row.report.sample.lag,
   lagAge: (row) => row.lagAgeMs,
   pending: (row) => row.report.sample.pending,
-  oldest: (row) => row.report.sample.oldestPendingIdleMs,
+  oldest: (row) => oldestPendingIdle(row.report.sample),
   due: (row) => row.report.sample.due,
   deadLetters: (row) => row.report.sample.deadLetters,
   retryLane: (row) => row.report.sample.retryLane,

@@ -3,7 +3,14 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { AdvisoryEventRecord } from "../events/advisoryEventRecord.js";
 import type { RawDeadLetter } from "../reads/listDeadLetters.js";
 import { cliLines } from "./cliLines.js";
-import { formatCount, formatDuration, formatTime, lagAgeMs, UNKNOWN } from "./format.js";
+import {
+  formatCount,
+  formatDuration,
+  formatTime,
+  lagAgeMs,
+  oldestPendingIdle,
+  UNKNOWN,
+} from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { refreshTools, statusBadge } from "./pieces.js";
 import type { ConsumerRow, GroupDetail, PendingRow, Section } from "./readGroupDetail.js";
@@ -44,7 +51,7 @@ function summary(view: GroupView): SafeHtml {
       </dd>
       <dt>pending</dt>
       <dd>
-        ${formatCount(s.pending)}, oldest idle ${formatDuration(s.oldestPendingIdleMs)}, due
+        ${formatCount(s.pending)}, oldest idle ${formatDuration(oldestPendingIdle(s))}, due
         ${formatCount(s.due)}
       </dd>
       <dt>dead letters</dt>

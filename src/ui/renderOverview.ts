@@ -1,5 +1,5 @@
 import { GROUP_STATUSES, type StatusReport } from "../core/groupStatus.js";
-import { formatCount, formatDuration, formatTime, UNKNOWN } from "./format.js";
+import { formatCount, formatDuration, formatTime, oldestPendingIdle, UNKNOWN } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { overviewParams, type OverviewQuery, type SortKey } from "./overviewQuery.js";
 import { overviewPage, type OverviewRow } from "./overviewRows.js";
@@ -73,7 +73,7 @@ function row(view: OverviewView, item: OverviewRow, nowMs: number): SafeHtml {
     <td class="num">${formatCount(s.lag)}</td>
     <td class="num">${formatDuration(item.lagAgeMs)}</td>
     <td class="num">${formatCount(s.pending)}</td>
-    <td class="num">${formatDuration(s.oldestPendingIdleMs)}</td>
+    <td class="num">${formatDuration(oldestPendingIdle(s))}</td>
     <td class="num">${formatCount(s.due)}</td>
     <td class="num">${formatCount(s.deadLetters)}</td>
     <td class="num">${formatCount(s.retryLane)}</td>
