@@ -23,6 +23,7 @@ import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
 import { tlsCostScenario } from "./tlsCost.js";
+import { webConsoleScenario } from "./webConsole.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   "1": throughputScenario,
@@ -40,12 +41,14 @@ const SCENARIOS: Record<string, Scenario> = {
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
  * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server);
  * `--only=i`, Redis instructions per swept entry under callgrind (needs valgrind), janitor
- * against the reference script, whatever the machine's load.
+ * against the reference script, whatever the machine's load; `--only=u`, the web console (page
+ * latency and size at 1,000 and 10,000 groups, Redis commands per page view).
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
   c: clusterScenario,
   i: instructionsScenario,
+  u: webConsoleScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
