@@ -17,6 +17,7 @@ import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
 import { sparseScenario } from "./sparse.js";
+import { statusCostScenario } from "./statusCost.js";
 import { operatorScenario } from "./operatorCommands.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
@@ -41,13 +42,15 @@ const SCENARIOS: Record<string, Scenario> = {
  * Run only on request: `--only=o`, what the operator commands cost (redrive throughput, inspect
  * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server);
  * `--only=i`, Redis instructions per swept entry under callgrind (needs valgrind), janitor
- * against the reference script, whatever the machine's load; `--only=u`, the web console (page
- * latency and size at 1,000 and 10,000 groups, Redis commands per page view).
+ * against the reference script, whatever the machine's load; `--only=s`, what the group status
+ * costs Redis and /metrics at 1,000 groups; `--only=u`, the web console (page latency and size at
+ * 1,000 and 10,000 groups, Redis commands per page view).
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
   c: clusterScenario,
   i: instructionsScenario,
+  s: statusCostScenario,
   u: webConsoleScenario,
 };
 
