@@ -33,8 +33,25 @@ function render(value: HtmlValue): string {
   return escapeHtml(String(value));
 }
 
+/**
+ * The templates' own indentation (Prettier formats `html` templates as HTML) left out of what is
+ * sent: a newline followed by spaces becomes a newline. Only the literal parts are trimmed, once
+ * per template; interpolated values (a `<pre>` of command lines) are kept as they are.
+ */
+const trimmed = new WeakMap<TemplateStringsArray, readonly string[]>();
+
+function literalParts(strings: TemplateStringsArray): readonly string[] {
+  let parts = trimmed.get(strings);
+  if (parts === undefined) {
+    parts = strings.map((part) => part.replace(/\n[ \t]+/gu, "\n"));
+    trimmed.set(strings, parts);
+  }
+  return parts;
+}
+
 export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): SafeHtml {
-  let out = strings[0] ?? "";
-  for (let i = 0; i < values.length; i += 1) out += render(values[i]) + (strings[i + 1] ?? "");
+  const parts = literalParts(strings);
+  let out = parts[0] ?? "";
+  for (let i = 0; i < values.length; i += 1) out += render(values[i]) + (parts[i + 1] ?? "");
   return new SafeHtml(out);
 }
