@@ -136,7 +136,14 @@ export function renderOverview(view: OverviewView): string {
   const role = report.leader.isLeader
     ? html`this replica is the leader`
     : html`this replica is standby: last sweeps are the leader's to show`;
+  const outage =
+    report.redis === "unreachable"
+      ? html`<p class="status s-ERROR">
+          Redis is unreachable: every verdict below is as of the last sample that succeeded.
+        </p>`
+      : "";
   const body = html`<h1>Consumer groups</h1>
+    ${outage}
     <p class="muted">
       ${page.total} groups${summary} · sampled ${formatTime(report.generatedAt)} · ${role}
     </p>

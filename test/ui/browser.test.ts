@@ -153,23 +153,34 @@ async function isPngOfViewport(path: URL): Promise<void> {
 describe("the web console in chromium", () => {
   it("lists every group with the status /status.json gives it; no errors, nothing from outside, no script runs", async () => {
     const { page, context, errors, foreign } = await watchedPage();
-    await page.goto(`${daemon.httpUrl}/ui?pause=1`);
-    const report = await statusJson();
-    const rows: { status?: string; stream?: string; group?: string }[] = [];
-    for (const row of await page.locator("tbody tr").all()) {
-      const [status, stream, group] = await row.locator("td").allInnerTexts();
-      rows.push({ status: status?.trim(), stream: stream?.trim(), group: group?.trim() });
-    }
-    expect(rows).toHaveLength(report.groups.length);
-    for (const group of report.groups) {
-      expect(rows).toContainEqual({
-        status: group.status,
-        stream: group.stream,
-        group: group.group,
-      });
-    }
+    type Row = { status?: string; stream?: string; group?: string };
+    const key = (row: Row): string => JSON.stringify([row.status, row.stream, row.group]);
+    // Verdicts move with every sample (100 ms here): the page and /status.json are compared
+    // when no sample fell between the two reads.
+    let rows: Row[] = [];
+    let report: StatusReport | undefined;
+    await waitFor(
+      async () => {
+        const before = await statusJson();
+        await page.goto(`${daemon.httpUrl}/ui?pause=1`);
+        report = await statusJson();
+        if (before.generatedAt !== report.generatedAt) return false;
+        rows = [];
+        for (const row of await page.locator("tbody tr").all()) {
+          const [status, stream, group] = await row.locator("td").allInnerTexts();
+          rows.push({ status: status?.trim(), stream: stream?.trim(), group: group?.trim() });
+        }
+        return true;
+      },
+      { what: "a page and /status.json of the same sample" },
+    );
+    if (report === undefined) throw new Error("no report");
+    const { groups } = report;
+    expect(rows.map(key).sort()).toEqual(
+      groups.map((g) => key({ status: g.status, stream: g.stream, group: g.group })).sort(),
+    );
     const status = (stream: string): string | undefined =>
-      report.groups.find((g) => g.stream === stream)?.status;
+      groups.find((g) => g.stream === stream)?.status;
     expect(BAD_STATUSES).toContain(status(orders));
     expect(status(quiet)).toBe("OK");
     // The discovered group whose name is not UTF-8 is listed too (decoded for display).
@@ -188,6 +199,17 @@ describe("the web console in chromium", () => {
     await page.goto(`${daemon.httpUrl}/ui?pause=1`);
     await page.screenshot({ path: new URL("overview.png", SCREENSHOTS).pathname });
     await isPngOfViewport(new URL("overview.png", SCREENSHOTS));
+    // On a phone the page itself does not scroll sideways: only the table does, inside its box.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const widths = await page.evaluate(() => {
+      const root = (
+        globalThis as unknown as {
+          document: { documentElement: { scrollWidth: number; clientWidth: number } };
+        }
+      ).document.documentElement;
+      return [root.scrollWidth, root.clientWidth];
+    });
+    expect(widths[0]).toBeLessThanOrEqual(widths[1] ?? 0);
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
     await context.close();

@@ -137,6 +137,18 @@ describe("the overview", () => {
     expect(page).toMatch(/>\s*1m 00s\s*</u);
   });
 
+  it("says so while Redis is unreachable (the verdicts are the last ones)", () => {
+    const page = (redis?: "unreachable"): string =>
+      renderOverview({
+        report: { ...report, ...(redis === undefined ? {} : { redis }) },
+        sweeps: new SweepLog(),
+        query: query(),
+        refreshSeconds: 10,
+      });
+    expect(page("unreachable")).toContain("Redis is unreachable");
+    expect(page()).not.toContain("Redis is unreachable");
+  });
+
   it("shows the leader's last sweep per group, and '-' on a standby", () => {
     const sweeps = new SweepLog();
     sweeps.add(
