@@ -5,10 +5,11 @@ import { createMetrics } from "../metrics/createMetrics.js";
 import { METRIC_TABLE } from "../metrics/metricTable.js";
 
 /**
- * Sections read once, when connections, the lease and the HTTP server are built: a reload that
- * changes them is applied everywhere else, and these keys are named in a warning.
+ * Sections read once, when connections, the lease, the HTTP server and the status sampler are
+ * built: a reload that changes them is applied everywhere else, and these keys are named in a
+ * warning.
  */
-const RESTART_SECTIONS = ["redis", "lease", "http", "metrics", "events"] as const;
+const RESTART_SECTIONS = ["redis", "lease", "http", "metrics", "events", "status"] as const;
 
 /** Dotted keys of the restart-only sections whose values differ (names only: values may be secret). */
 export function settingsNeedingRestart(running: JanitorConfig, next: JanitorConfig): string[] {

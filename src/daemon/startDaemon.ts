@@ -103,8 +103,9 @@ export async function startDaemon(
       registry,
     });
     teardown.push("discovery", () => discovery.stop());
-    // Every replica judges every group (contract section 9), on its own connection so that a
-    // status sample never queues behind a scrape's reads (or a scrape behind it).
+    // Every replica judges every group (contract section 9), on its own connection: a sample
+    // never queues on the scrape's socket nor shares its per-command bound (the latency cost was
+    // the same either way at 1,000 groups: test/bench/RESULTS.md, issue 24).
     const sampler = new StatusSampler({
       redis: connect("status", metricsCommandTimeoutMs(config)),
       groups: groupSet.current(),

@@ -78,7 +78,10 @@ export class SeriesLabels {
  * an XRANGE over them, bodies included, so the check is the bound every such case breaks first:
  * no group can have more entries waiting than the stream holds. Over XLEN the lag is unknown.
  */
-export function validLag(values: GroupValues, options: GaugeOptions): number | undefined {
+export function validLag(
+  values: GroupValues,
+  options: Pick<GaugeOptions, "groupLag">,
+): number | undefined {
   if (values.lag === null || options.groupLag === false) return undefined;
   return values.lag > values.streamLength ? undefined : values.lag;
 }

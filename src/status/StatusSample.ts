@@ -8,7 +8,7 @@ export interface ReadableSample {
   readable: true;
   /** Redis TIME, Unix ms. */
   atMs: number;
-  /** XINFO GROUPS lag; null when Redis reports it as null. */
+  /** XINFO GROUPS lag; null when Redis reports null or more than XLEN (see sampleOf). */
   lag: number | null;
   pending: number;
   /** Pending entries past their claim threshold (see sampleOf). */

@@ -6,7 +6,6 @@ import {
   type GroupStatusReport,
   type StatusBoard,
   type StatusReport,
-  type StatusSampleReport,
 } from "../core/groupStatus.js";
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
@@ -21,6 +20,8 @@ import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { announceStatus, type AnnounceTo } from "./announceStatus.js";
 import { judgeGroup, type Verdict } from "./judgeGroup.js";
 import { sampleOf } from "./sampleOf.js";
+import { sampleReport } from "./sampleReport.js";
+import { serverReport } from "./serverReport.js";
 import type { StatusSample } from "./StatusSample.js";
 
 export interface StatusSamplerOptions extends AnnounceTo {
@@ -45,23 +46,6 @@ interface GroupTrack {
   verdict: Verdict | undefined;
   report: GroupStatusReport | undefined;
   labels: Readonly<Record<GroupStatus, { stream: string; group: string; status: string }>>;
-}
-
-const NO_SAMPLE: StatusSampleReport = {
-  lag: null,
-  pending: null,
-  due: null,
-  oldestPendingIdleMs: null,
-  deadLetters: null,
-  retryLane: null,
-  lastDeliveredId: null,
-};
-
-function sampleReport(sample: StatusSample): StatusSampleReport {
-  if (!sample.readable) return NO_SAMPLE;
-  const { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane } = sample;
-  const { lastDeliveredId } = sample;
-  return { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane, lastDeliveredId };
 }
 
 function labelsOf(group: ResolvedGroup): GroupTrack["labels"] {
@@ -151,7 +135,6 @@ export class StatusSampler implements StatusBoard {
 
   report(): StatusReport {
     const fencingToken = this.options.fencingToken();
-    const caps = this.capabilities;
     const groups: GroupStatusReport[] = [];
     for (const group of this.groups) {
       const report = this.tracks.get(group.id)?.report;
@@ -161,19 +144,7 @@ export class StatusSampler implements StatusBoard {
       generatedAt: this.generatedAt,
       ...(this.unreachable ? { redis: "unreachable" as const } : {}),
       leader: { isLeader: this.options.isLeader(), instance: this.options.instance, fencingToken },
-      server: {
-        product: caps?.product ?? null,
-        version: caps?.version ?? null,
-        mode: this.options.config.redis.mode,
-        capabilities:
-          caps === undefined
-            ? {}
-            : {
-                reportsDeletedIds: caps.reportsDeletedIds,
-                groupLag: caps.groupLag,
-                consumerInactive: caps.consumerInactive,
-              },
-      },
+      server: serverReport(this.capabilities, this.options.config.redis.mode),
       sampling: {
         intervalMs: this.options.config.status.intervalMs,
         window: this.options.config.status.window,
@@ -211,7 +182,7 @@ export class StatusSampler implements StatusBoard {
     for (const reading of snapshot.groups) {
       const track = this.tracks.get(reading.group.id);
       const scan = this.options.pelScans.get(reading.group.id);
-      const sample = sampleOf(reading, snapshot.nowMs, scan);
+      const sample = sampleOf(reading, snapshot.nowMs, scan, this.capabilities?.groupLag);
       if (track === undefined || sample === undefined) continue;
       track.samples.push(sample);
       // Bounded memory: the window and nothing more.

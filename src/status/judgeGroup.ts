@@ -151,8 +151,9 @@ export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSett
     return {
       status: "UNKNOWN",
       reason:
-        `lag unknown: Redis reports it as null (entries deleted or trimmed around the ` +
-        `group's position); ${latest.pending} pending, ${latest.due} due`,
+        `lag unknown: Redis reports it as null or above the stream's length (entries ` +
+        `deleted or trimmed after the group's position); ${latest.pending} pending, ` +
+        `${latest.due} due`,
     };
   }
   return {

@@ -1,5 +1,5 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import { dueEntries } from "../scrape/applyGroupGauges.js";
+import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
 import type { GroupReading } from "../scrape/GroupReading.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
 import type { StatusSample } from "./StatusSample.js";
@@ -9,12 +9,15 @@ import type { StatusSample } from "./StatusSample.js";
  * when nothing is known (a Cluster node that did not answer: not the group's fault, no verdict
  * moves). Due pending entries: the PEL scan's count when the scrape's scanner has one (exact as
  * of its scan), else 1 when the oldest pending entry is past its threshold (a lower bound), the
- * way stream_janitor_pending_due_entries counts them: one number for both.
+ * way stream_janitor_pending_due_entries counts them: one number for both. Lag: as lag_valid
+ * judges it, unknown when Redis reports null or more than the stream holds (Redis before 8.0
+ * over-reports it after trims), never a made-up number.
  */
 export function sampleOf(
   reading: GroupReading,
   nowMs: number,
   scan: PelScanResult | undefined,
+  groupLag: boolean | undefined,
 ): StatusSample | undefined {
   const group: ResolvedGroup = reading.group;
   if (reading.state === "unreachable") return undefined;
@@ -23,7 +26,7 @@ export function sampleOf(
   return {
     readable: true,
     atMs: nowMs,
-    lag: values.lag,
+    lag: validLag(values, { groupLag }) ?? null,
     pending: values.pending,
     due: dueEntries(group, values, scan),
     oldestPendingIdleMs: values.pending === 0 ? 0 : values.oldestPendingIdleMs,

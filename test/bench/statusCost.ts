@@ -6,6 +6,8 @@
  * and `/metrics` p50 of a standby daemon with sampling at the default interval, at 1 s, and
  * effectively off (one sample an hour).
  */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 import { pino } from "pino";
 import { Registry } from "prom-client";
@@ -27,6 +29,9 @@ import { max, median, percentile } from "./stats.js";
 import { fmt, type Table } from "./table.js";
 
 const GROUPS = 1000;
+/** The base of issues 24/25: readGroupStats.lua before the status read was added to it. */
+const BASE_COMMIT = "5c3a1f2";
+const LUA_PATH = "src/scripts/lua/readGroupStats.lua";
 const GROUP = "billing";
 const silent = pino({ level: "silent" });
 
@@ -87,6 +92,47 @@ async function measureRead(
     callsPerRead: calls / rounds,
     wallMsPerRead: wallMs / rounds,
   };
+}
+
+/**
+ * Redis µs of a plain scrape's script calls (no 'c' flag), readGroupStats.lua of BASE_COMMIT
+ * against the working tree's, on the same groups, interleaved: the scrape must cost what it did.
+ */
+async function pairedScrapeScript(
+  redis: Redis,
+  groups: readonly ResolvedGroup[],
+  rounds: number,
+): Promise<{ base: number[]; now: number[] }> {
+  const root = new URL("../../../../../../", import.meta.url);
+  const baseLua = execFileSync("git", ["show", `${BASE_COMMIT}:${LUA_PATH}`], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  const nowLua = readFileSync(new URL(LUA_PATH, root), "utf8");
+  const shas = {
+    base: String(await redis.script("LOAD", baseLua)),
+    now: String(await redis.script("LOAD", nowLua)),
+  };
+  const calls: (string | number)[][] = [];
+  for (let start = 0; start < groups.length; start += 100) {
+    const batch = groups.slice(start, start + 100);
+    const keys = [...batch.map((g) => g.stream), ...batch.map((g) => g.deadLetterStream)];
+    const argv = ["0", batch.length, ...batch.flatMap((g, i) => [i + 1, g.group, 0])];
+    calls.push([keys.length, ...keys, ...argv]);
+  }
+  const usecOf = async (sha: string): Promise<number> => {
+    await redis.config("RESETSTAT");
+    for (let i = 0; i < 20; i += 1)
+      for (const call of calls) await redis.evalsha(sha, ...(call as [number, ...string[]]));
+    const info = await redis.info("commandstats");
+    return Number(/cmdstat_evalsha:calls=\d+,usec=(\d+)/u.exec(info)?.[1] ?? 0) / 20;
+  };
+  const result = { base: [] as number[], now: [] as number[] };
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? (["base", "now"] as const) : (["now", "base"] as const);
+    for (const which of order) result[which].push(await usecOf(shas[which]));
+  }
+  return result;
 }
 
 function config(): JanitorConfig {
@@ -203,6 +249,8 @@ export async function statusCostScenario(options: BenchOptions): Promise<Scenari
         }),
       ),
     ];
+    options.log(`status cost: a plain scrape's script, ${BASE_COMMIT} against now`);
+    const paired = await pairedScrapeScript(admin, groups, options.quick ? 4 : 10);
     const intervalMs = defaultConfig().status.intervalMs;
     const shareOfCore = (usec: number): string => `${fmt((usec / (intervalMs * 1000)) * 100, 3)} %`;
 
@@ -259,6 +307,20 @@ export async function statusCostScenario(options: BenchOptions): Promise<Scenari
         "INFO commandstats usec over the reads (scripts count whole, their inner commands not twice), divided by the reads. Target: the status sample below 2 % of one core at the default status.intervalMs.",
       ],
     };
+    const pairedTable: Table = {
+      title: `s. A plain scrape's readGroupStats calls, ${BASE_COMMIT} against now (Redis µs per 1,000 groups)`,
+      columns: ["script", "median", "min", "max", "now / base (medians)"],
+      rows: (["base", "now"] as const).map((which) => [
+        which === "base" ? `${BASE_COMMIT} (before the status)` : "working tree",
+        fmt(median(paired[which]), 0),
+        fmt(Math.min(...paired[which]), 0),
+        fmt(max(paired[which]), 0),
+        which === "now" ? fmt(median(paired.now) / median(paired.base), 3) : "",
+      ]),
+      notes: [
+        "Interleaved rounds of 20 scrapes each, INFO commandstats evalsha usec; same ARGV (no 'c' flag).",
+      ],
+    };
     const besideTable: Table = {
       title:
         "s. Scrape read latency (refresh(), 1,000 groups) beside a sampler running back to back",
@@ -290,9 +352,9 @@ export async function statusCostScenario(options: BenchOptions): Promise<Scenari
     };
     return {
       name: "status cost",
-      tables: [readTable, besideTable, daemonTable],
+      tables: [readTable, pairedTable, besideTable, daemonTable],
       targets: [],
-      raw: { reads, beside, daemons },
+      raw: { reads, paired, beside, daemons },
     };
   } finally {
     await server.stop();

@@ -178,8 +178,8 @@ describe("judgeGroup (contract section 9, first match wins)", () => {
     expect(verdict.status).toBe("UNKNOWN");
     expect(verdict.provisional).toBeUndefined();
     expect(verdict.reason).toBe(
-      "lag unknown: Redis reports it as null (entries deleted or trimmed around the group's " +
-        "position); 2 pending, 0 due",
+      "lag unknown: Redis reports it as null or above the stream's length (entries deleted or " +
+        "trimmed after the group's position); 2 pending, 0 due",
     );
   });
 

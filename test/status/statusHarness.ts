@@ -1,11 +1,11 @@
-import type { Redis } from "ioredis";
 import { Registry } from "prom-client";
 import type { JanitorConfig } from "../../src/core/configTypes.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import type { AdvisoryEvent } from "../../src/events/EventWriter.js";
+import type { RedisClient } from "../../src/redis/RedisClient.js";
 import { createStatusMetrics } from "../../src/metrics/statusMetrics.js";
 import type { PelScanResult } from "../../src/scrape/PelScanner.js";
-import { StatusSampler } from "../../src/status/StatusSampler.js";
+import { StatusSampler, type StatusSamplerOptions } from "../../src/status/StatusSampler.js";
 import { captureLogger } from "../support/sweepHarness.js";
 import { testConfig } from "../support/testConfig.js";
 
@@ -21,9 +21,10 @@ export interface TestSampler {
 
 /** A sampler on its own registry, logging into an array, with events captured. */
 export function createTestSampler(
-  redis: Redis,
+  redis: RedisClient,
   groups: readonly ResolvedGroup[],
   status: Partial<JanitorConfig["status"]> = {},
+  extra: Pick<Partial<StatusSamplerOptions>, "timers" | "random"> = {},
 ): TestSampler {
   const defaults = testConfig("redis://unused", "unused");
   const config = { ...defaults, status: { ...defaults.status, ...status } };
@@ -43,6 +44,7 @@ export function createTestSampler(
     isLeader: () => leader.value,
     fencingToken: () => (leader.value ? 7 : null),
     writeEvent: (event) => events.push(event),
+    ...extra,
   });
   return { sampler, registry, lines, events, leader, pelScans };
 }

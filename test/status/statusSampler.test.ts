@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { GROUP_STATUSES } from "../../src/core/groupStatus.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
@@ -201,28 +202,44 @@ describe("StatusSampler: each status from a real Redis state", () => {
     });
   });
 
-  it("UNKNOWN when the server reports a null lag after a deletion (asked, not assumed)", async () => {
-    const { stream, group } = await newGroup("unknown-lag", "0");
-    await add(stream, 6);
-    const test = createTestSampler(fixture.redis, [group], { window: 3 });
-    await consume(stream, 2);
-    const [, , third] = await fixture.redis.xrange(stream, "-", "+");
-    await fixture.redis.xdel(stream, third?.[0] ?? "");
-    await test.sampler.sampleOnce();
-    await test.sampler.sampleOnce();
-    const info = (await fixture.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
-    const fields = info[0] ?? [];
-    const lag = fields[fields.indexOf("lag") + 1];
-    const report = statusOf(test, group);
-    if (lag === null) {
-      expect(report.status).toBe("UNKNOWN");
-      expect(report.sample.lag).toBeNull();
-      expect(report.reason).toMatch(/^lag unknown: Redis reports it as null/u);
-    } else {
-      expect(report.sample.lag).toBe(Number(lag));
-      expect(report.status).not.toBe("UNKNOWN");
-    }
-  });
+  /** The group's lag as the server reports it, and whether it can be right (not above XLEN). */
+  async function serverLag(stream: string): Promise<{ lag: number | null; trusted: boolean }> {
+    const [fields = []] = (await fixture.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
+    const raw = fields[fields.indexOf("lag") + 1];
+    const lag = raw === null || raw === undefined ? null : Number(raw);
+    return { lag, trusted: lag !== null && lag <= (await fixture.redis.xlen(stream)) };
+  }
+
+  it.each([
+    [
+      "XDEL of an undelivered entry",
+      (s: string, ids: string[]) => fixture.redis.xdel(s, ids[2] ?? ""),
+    ],
+    ["XTRIM past the group's position", (s: string) => fixture.redis.xtrim(s, "MAXLEN", 3)],
+  ])(
+    "UNKNOWN when the lag cannot be known after %s (the server asked, not assumed)",
+    async (_, cut) => {
+      const { stream, group } = await newGroup("unknown-lag", "0");
+      await add(stream, 6);
+      const ids = (await fixture.redis.xrange(stream, "-", "+")).map(([id]) => id);
+      const test = createTestSampler(fixture.redis, [group], { window: 3 });
+      await consume(stream, 2);
+      await cut(stream, ids);
+      await test.sampler.sampleOnce();
+      await test.sampler.sampleOnce();
+      const reported = await serverLag(stream);
+      const report = statusOf(test, group);
+      if (reported.trusted) {
+        expect(report.sample.lag).toBe(reported.lag);
+        expect(report.status).not.toBe("UNKNOWN");
+      } else {
+        // Redis 7.0: null after the XDEL; 4 (over XLEN 3) after the XTRIM.
+        expect(report.sample.lag).toBeNull();
+        expect(report.status).toBe("UNKNOWN");
+        expect(report.reason).toMatch(/^lag unknown: Redis reports it as null or above/u);
+      }
+    },
+  );
 
   it("STUCK: the oldest pending entry idles past stuckAfterMs in every sample", async () => {
     const stream = uniquePrefix("stuck");
@@ -316,6 +333,68 @@ describe("StatusSampler: each status from a real Redis state", () => {
 });
 
 describe("StatusSampler: what it reads", () => {
+  it("ERROR when the janitor's user may not read the group (NOPERM)", async () => {
+    const { stream, group } = await newGroup("noperm");
+    const user = uniquePrefix("no-xinfo-consumers");
+    await fixture.redis.call(
+      "ACL",
+      "SETUSER",
+      user,
+      "on",
+      ">pw",
+      "~*",
+      "+@all",
+      "-xinfo|consumers",
+    );
+    const limited = new Redis({ port: fixture.server.port, username: user, password: "pw" });
+    try {
+      const test = createTestSampler(limited, [group], { window: 3 });
+      await test.sampler.sampleOnce();
+      expect(statusOf(test, group)).toMatchObject({
+        stream,
+        status: "ERROR",
+        // Inside a script Redis 7.0 words it "ERR The user executing the script can't run ...".
+        reason: expect.stringMatching(/^cannot read: .*(NOPERM|can't run this command)/u) as string,
+      });
+    } finally {
+      limited.disconnect();
+    }
+  });
+
+  it("samples on its own timer: first round at once, then every intervalMs plus jitter", async () => {
+    const { group } = await newGroup("timer");
+    const waits: number[] = [];
+    let fire: (() => void) | undefined;
+    const timers = {
+      setTimeout: (callback: () => void, ms: number) => {
+        waits.push(ms);
+        fire = callback;
+        return waits.length;
+      },
+      clearTimeout: () => {
+        fire = undefined;
+      },
+    };
+    const test = createTestSampler(
+      fixture.redis,
+      [group],
+      { intervalMs: 1000 },
+      {
+        timers,
+        random: () => 0.5,
+      },
+    );
+    test.sampler.start();
+    expect(waits).toEqual([0]);
+    fire?.();
+    await waitFor(() => waits.length === 2, { what: "the next round's timer" });
+    // withJitter: up to 20 % more, here half of it.
+    expect(waits).toEqual([0, 1100]);
+    expect(test.sampler.statusOf(group.id)?.status).toBe("UNKNOWN");
+    await test.sampler.stop();
+    expect(fire).toBeUndefined();
+  });
+
   it("reads the same activity scripted and pipelined (no EVAL, Cluster)", async () => {
     const { stream, group } = await newGroup("paths", "0");
     await add(stream, 5);

@@ -104,7 +104,7 @@ for g = 1, groupCount do
       push(oldest.err)
     elseif failed(summary) then
       push(summary.err)
-    elseif failed(seen) then
+    elseif seen and failed(seen) then
       push(seen.err)
     else
       push('')

@@ -1,0 +1,20 @@
+import type { StatusSampleReport } from "../core/groupStatus.js";
+import type { StatusSample } from "./StatusSample.js";
+
+const NO_SAMPLE: StatusSampleReport = {
+  lag: null,
+  pending: null,
+  due: null,
+  oldestPendingIdleMs: null,
+  deadLetters: null,
+  retryLane: null,
+  lastDeliveredId: null,
+};
+
+/** A group's latest sample as /status.json serves it; all null when it could not be read. */
+export function sampleReport(sample: StatusSample): StatusSampleReport {
+  if (!sample.readable) return NO_SAMPLE;
+  const { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane } = sample;
+  const { lastDeliveredId } = sample;
+  return { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane, lastDeliveredId };
+}
