@@ -46,10 +46,10 @@ const LAYERS = [
   },
   {
     name: "services",
-    members: ["lease", "sweep", "discovery", "maintenance", "scrape", "status"],
+    members: ["lease", "sweep", "discovery", "maintenance", "scrape", "status", "reads"],
     // true: services may use each other (no cycles); false: each service uses only lower layers.
     peersMayImport: true,
-    note: "domain services",
+    note: "domain services; reads: bounded read-only views (dead letters) for operators and the console",
   },
   {
     name: "runtime",

@@ -14,6 +14,8 @@ import { createStatusMetrics } from "../metrics/statusMetrics.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { StatusSampler } from "../status/StatusSampler.js";
+import { createConsoleRoute } from "../ui/createConsole.js";
+import { SweepLog } from "../ui/SweepLog.js";
 import { bootInBackground } from "./bootInBackground.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
@@ -124,6 +126,13 @@ export async function startDaemon(
     // console (/ui) is built from the same `board`.
     const board: StatusBoard = sampler;
     const routes: HttpRoute[] = [statusJsonRoute(board)];
+    // The leader's recent sweeps for the console (followed once the sweep work exists, below).
+    const sweeps = new SweepLog();
+    if (config.http.ui.enabled) {
+      routes.push(
+        createConsoleRoute({ board, sweeps, groups: groupSet, redis: metricsRedis, config }),
+      );
+    }
     const http = await startScrapeEndpoint({
       config,
       registry,
@@ -157,7 +166,10 @@ export async function startDaemon(
       discovery,
       teardown,
       running: reloader.running,
-      onSweepWork: (work) => (sweepWork = work),
+      onSweepWork: (work) => {
+        sweepWork = work;
+        sweeps.follow(work.supervisor);
+      },
       onFatal: dependencies.onFatal,
     });
     return {

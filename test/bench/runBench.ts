@@ -24,6 +24,7 @@ import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
 import { tlsCostScenario } from "./tlsCost.js";
+import { webConsoleScenario } from "./webConsole.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   "1": throughputScenario,
@@ -42,13 +43,15 @@ const SCENARIOS: Record<string, Scenario> = {
  * on a 1,000,000-entry PEL); `--only=c`, Redis Cluster (three masters against one server);
  * `--only=i`, Redis instructions per swept entry under callgrind (needs valgrind), janitor
  * against the reference script, whatever the machine's load; `--only=s`, what the group status
- * costs Redis and /metrics at 1,000 groups.
+ * costs Redis and /metrics at 1,000 groups; `--only=u`, the web console (page latency and size at
+ * 1,000 and 10,000 groups, Redis commands per page view).
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
   c: clusterScenario,
   i: instructionsScenario,
   s: statusCostScenario,
+  u: webConsoleScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */

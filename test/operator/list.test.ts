@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { listDeadLetters } from "../../src/operator/listDeadLetters.js";
+import { listDeadLetters } from "../../src/reads/listDeadLetters.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { addDeadLetters, originalFields } from "./deadLetterFixtures.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/operator/RateLimiter.js";
-import { listDeadLetters } from "../../src/operator/listDeadLetters.js";
+import { listDeadLetters } from "../../src/reads/listDeadLetters.js";
 import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
 import { redriveDeadLetters, RedriveRefusedError } from "../../src/operator/redriveDeadLetters.js";
 import { formatInspectReport } from "../../src/operator/formatInspectReport.js";

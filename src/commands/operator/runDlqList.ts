@@ -1,5 +1,5 @@
 import { DEFAULT_LIMIT } from "./dlqOptions.js";
-import { listDeadLetters } from "../../operator/listDeadLetters.js";
+import { listDeadLetters } from "../../reads/listDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
 import { existingGroup } from "./existingGroup.js";
 import {

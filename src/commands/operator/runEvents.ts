@@ -4,7 +4,7 @@ import {
   parseEventEntry,
   type AdvisoryEventRecord,
   type EventFilter,
-} from "../../operator/advisoryEventRecord.js";
+} from "../../events/advisoryEventRecord.js";
 import { redisNowMs } from "../../redis/redisNowMs.js";
 import { EXIT } from "../exitCodes.js";
 import { sinceOption } from "./sinceOption.js";

@@ -1,0 +1,291 @@
+import type { GroupStatusReport } from "../core/groupStatus.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import type { AdvisoryEventRecord } from "../events/advisoryEventRecord.js";
+import type { RawDeadLetter } from "../reads/listDeadLetters.js";
+import { cliLines } from "./cliLines.js";
+import {
+  formatCount,
+  formatDuration,
+  formatTime,
+  lagAgeMs,
+  oldestPendingIdle,
+  UNKNOWN,
+} from "./format.js";
+import { html, type SafeHtml } from "./html.js";
+import { refreshTools, statusBadge } from "./pieces.js";
+import type { ConsumerRow, GroupDetail, PendingRow, Section } from "./readGroupDetail.js";
+import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
+import { renderPage } from "./renderPage.js";
+import { showBytes } from "./showBytes.js";
+import type { SweepRecord } from "./SweepLog.js";
+import { uiHref } from "./urls.js";
+
+export interface GroupView {
+  group: ResolvedGroup;
+  status: GroupStatusReport | undefined;
+  /** The status board's sampling time (Redis clock), for ages. */
+  nowMs: number;
+  detail: GroupDetail;
+  lastSweep: SweepRecord | undefined;
+  showBodies: boolean;
+  paused: boolean;
+  refreshSeconds: number;
+}
+
+function failed(error: string): SafeHtml {
+  return html`<p class="note">Could not be read: ${error}</p>`;
+}
+
+function summary(view: GroupView): SafeHtml {
+  const { status, group } = view;
+  if (status === undefined) return html`<p class="muted">No sample of this group yet.</p>`;
+  const s = status.sample;
+  return html`<p>
+      ${statusBadge(status.status)} since ${formatTime(status.since)}: ${status.reason}
+    </p>
+    <dl class="facts">
+      <dt>lag</dt>
+      <dd>
+        ${formatCount(s.lag)} (age
+        ${formatDuration(lagAgeMs(s.lag, s.lastDeliveredId, view.nowMs))})
+      </dd>
+      <dt>pending</dt>
+      <dd>
+        ${formatCount(s.pending)}, oldest idle ${formatDuration(oldestPendingIdle(s))}, due
+        ${formatCount(s.due)}
+      </dd>
+      <dt>dead letters</dt>
+      <dd>${formatCount(s.deadLetters)} in ${group.deadLetterStream}</dd>
+      <dt>retry lane</dt>
+      <dd>
+        ${group.retryLaneStream === undefined ? "none" : html`${formatCount(s.retryLane)} in ${group.retryLaneStream}`}
+      </dd>
+      <dt>action</dt>
+      <dd>
+        ${group.action}, minIdle ${formatDuration(group.minIdleMs)}, maxDeliveries
+        ${group.maxDeliveries}
+      </dd>
+      <dt>last sweep</dt>
+      <dd>
+        ${view.lastSweep === undefined ? "- (none seen by this replica)" : `${formatTime(view.lastSweep.atMs)}: ${view.lastSweep.error ?? `${view.lastSweep.claimed} claimed, ${view.lastSweep.deadLettered} dead-lettered, ${view.lastSweep.ghosts} ghosts`}`}
+      </dd>
+    </dl>`;
+}
+
+function consumersTable(section: Section<ConsumerRow[]>, reapIdleMs: number): SafeHtml {
+  if (!section.ok) return failed(section.error);
+  if (section.value.length === 0) return html`<p class="muted">No consumers.</p>`;
+  const rows = section.value.map((consumer) => {
+    const inactive = consumer.inactiveMs ?? consumer.idleMs;
+    const reapable = reapIdleMs > 0 && consumer.pending === 0 && inactive >= reapIdleMs;
+    return html`<tr>
+      <td class="name">${consumer.name}</td>
+      <td class="num">${consumer.pending}</td>
+      <td class="num">${formatDuration(consumer.idleMs)}</td>
+      <td class="num">
+        ${consumer.inactiveMs === undefined ? UNKNOWN : formatDuration(consumer.inactiveMs)}
+      </td>
+      <td>${reapIdleMs <= 0 ? UNKNOWN : reapable ? "yes" : "no"}</td>
+    </tr>`;
+  });
+  return html`<div class="scroll">
+      <table>
+        <thead>
+          <tr>
+            <th>consumer</th>
+            <th class="num">pending</th>
+            <th class="num">idle</th>
+            <th class="num">inactive</th>
+            <th>reapable</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+    </div>
+    <p class="note">
+      Idle: since the consumer's last read attempt. Inactive: since its last successful read (Redis
+      7.2+). Reapable: owns nothing and inactive past reapConsumersIdleMs
+      (${reapIdleMs > 0 ? formatDuration(reapIdleMs) : "not set"}).
+    </p>`;
+}
+
+function pendingTable(section: Section<PendingRow[]>): SafeHtml {
+  if (!section.ok) return failed(section.error);
+  if (section.value.length === 0) return html`<p class="muted">Nothing pending.</p>`;
+  const rows = section.value.map(
+    (entry) =>
+      html`<tr>
+        <td><code>${entry.id}</code></td>
+        <td class="name">${entry.consumer}</td>
+        <td class="num">${formatDuration(entry.idleMs)}</td>
+        <td class="num">${entry.deliveries}</td>
+        <td>${entry.ghost ? html`<span class="status s-ERROR">ghost</span>` : "no"}</td>
+      </tr>`,
+  );
+  return html`<div class="scroll">
+      <table>
+        <thead>
+          <tr>
+            <th>id</th>
+            <th>owner</th>
+            <th class="num">idle</th>
+            <th class="num">deliveries</th>
+            <th>ghost</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+    </div>
+    <p class="note">
+      The oldest ${GROUP_PAGE_LIMITS.pending} pending entries. A ghost is pending but its entry is
+      gone from the stream (deleted or trimmed).
+    </p>`;
+}
+
+function body(letter: RawDeadLetter): SafeHtml {
+  const fields = letter.fields.map(([name, value]) => {
+    const shownName = showBytes(name);
+    const shown = showBytes(value);
+    const more =
+      shown.omitted > 0 ? html` <span class="muted">(+${shown.omitted} bytes)</span>` : "";
+    return html`<dt>${shownName.text}${shownName.hex ? " (hex)" : ""}</dt>
+      <dd>
+        <code>${shown.text}</code>${shown.hex ? html` <span class="tag">hex</span>` : ""}${more}
+      </dd>`;
+  });
+  return html`<dl class="facts">${fields}</dl>`;
+}
+
+function deadLetterSection(view: GroupView): SafeHtml {
+  const section = view.detail.deadLetters;
+  if (!section.ok) return failed(section.error);
+  const { letters, cutShort } = section.value;
+  if (letters.length === 0) {
+    return html`<p class="muted">
+      No dead letters of this
+      group${cutShort ? ` among the newest ${GROUP_PAGE_LIMITS.deadLettersScanned} entries of ${view.group.deadLetterStream}` : ""}.
+    </p>`;
+  }
+  const byReason = new Map<string, RawDeadLetter[]>();
+  for (const letter of letters) {
+    const reason = letter.metadata["x-dead-letter-reason"] ?? "(no reason)";
+    byReason.set(reason, [...(byReason.get(reason) ?? []), letter]);
+  }
+  const groups = [...byReason].map(([reason, list]) => {
+    const rows = list.map((letter) => {
+      const m = letter.metadata;
+      return html`<tr>
+        <td><code>${letter.id}</code></td>
+        <td><code>${m["x-original-id"] ?? UNKNOWN}</code></td>
+        <td class="num">${m["x-delivery-count"] ?? UNKNOWN}</td>
+        <td class="name">${m["x-last-consumer"] ?? UNKNOWN}</td>
+        <td class="num">${formatTime(Number(m["x-dead-lettered-at"]))}</td>
+        ${view.showBodies ? html`<td>${body(letter)}</td>` : ""}
+      </tr>`;
+    });
+    return html`<h3>${reason} <span class="muted">(${list.length})</span></h3>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>id</th>
+              <th>x-original-id</th>
+              <th class="num">x-delivery-count</th>
+              <th>x-last-consumer</th>
+              <th class="num">x-dead-lettered-at</th>
+              ${view.showBodies ? html`<th>body</th>` : ""}
+            </tr>
+          </thead>
+          <tbody>
+            ${rows}
+          </tbody>
+        </table>
+      </div>`;
+  });
+  return html`${groups}
+    <p class="note">
+      The newest ${letters.length} dead letters of this group in
+      ${view.group.deadLetterStream}${cutShort ? ` (looked at its newest ${GROUP_PAGE_LIMITS.deadLettersScanned} entries)` : ""}.
+      ${view.showBodies ? "Bodies truncated to 200 bytes per field; binary shown as hex." : "Bodies are not shown (http.ui.showBodies: false)."}
+    </p>`;
+}
+
+function eventsList(section: Section<AdvisoryEventRecord[]>): SafeHtml {
+  if (!section.ok) return failed(section.error);
+  if (section.value.length === 0)
+    return html`<p class="muted">No recent events for this group.</p>`;
+  const rows = section.value.map(
+    (event) =>
+      html`<tr>
+        <td class="num">${formatTime(event.at)}</td>
+        <td>${event.type}</td>
+        <td class="num">${event.count}</td>
+        <td class="name">${event.by}</td>
+        <td class="name"><code>${JSON.stringify(event.detail)}</code></td>
+      </tr>`,
+  );
+  return html`<div class="scroll">
+    <table>
+      <thead>
+        <tr>
+          <th class="num">at</th>
+          <th>type</th>
+          <th class="num">count</th>
+          <th>by</th>
+          <th>detail</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** GET /ui/group?stream=S&group=G: one group in depth, every list a bounded page. */
+export function renderGroupPage(view: GroupView): string {
+  const { group } = view;
+  const self = { stream: group.stream, group: group.group };
+  const content = html`<p class="muted"><a href="/ui">groups</a> ›</p>
+    <h1>${group.stream} › ${group.group}</h1>
+    ${summary(view)}
+    <h2>Consumers</h2>
+    ${consumersTable(view.detail.consumers, group.reapConsumersIdleMs ?? 0)}
+    <h2>Oldest pending entries</h2>
+    ${pendingTable(view.detail.pending)}
+    <h2>Dead letters</h2>
+    ${deadLetterSection(view)}
+    <h2>Recent events</h2>
+    ${eventsList(view.detail.events)}
+    <h2>Next steps</h2>
+    <p class="note">
+      Operator commands for this group (add <code>--config FILE</code>); the console itself changes
+      nothing.
+    </p>
+    <pre>${cliLines(group).join("\n")}</pre>`;
+  return renderPage({
+    title: `${group.stream} › ${group.group}`,
+    body: content,
+    ...(view.paused ? {} : { refreshSeconds: view.refreshSeconds }),
+    tools: refreshTools(
+      view.paused,
+      uiHref("/ui/group", { ...self, pause: view.paused ? undefined : "1" }),
+    ),
+  });
+}
+
+/** The 404 of an unknown group: says what was asked for, links back. */
+export function renderUnknownGroup(stream: string, group: string): string {
+  return renderPage({
+    title: "unknown group",
+    body: html`<h1>Unknown group</h1>
+      <p>
+        No configured or discovered group <code>${group}</code> on stream <code>${stream}</code>.
+      </p>
+      <p><a href="/ui">All groups</a></p>`,
+  });
+}
