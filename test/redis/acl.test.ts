@@ -152,6 +152,31 @@ describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () 
     expect(metrics).toMatch(new RegExp(`stream_janitor_lag_entries\\{stream="${monitor}"`, "u"));
     const clients = String(await admin.call("CLIENT", "LIST"));
     expect(clients).toMatch(/name=stream-janitor:sweep .*user=stream-janitor /u);
+    // The group status and every page of the web console work under the same user.
+    const status = await waitFor(
+      async () => {
+        const body = (await (await fetch(`${daemon.httpUrl}/status.json`)).json()) as {
+          groups: { stream: string; status: string }[];
+        };
+        return body.groups.length === 4 && body.groups.every((g) => g.status !== "ERROR")
+          ? body
+          : undefined;
+      },
+      { what: "a verdict for every group under the ACL user" },
+    );
+    expect(status.groups.map((group) => group.stream).sort()).toEqual(
+      [deadLetter, monitor, reassign, requeue].sort(),
+    );
+    const pages = [
+      "/ui",
+      "/ui/sweeper",
+      `/ui/group?stream=${encodeURIComponent(deadLetter)}&group=workers`,
+    ];
+    for (const path of pages) {
+      const response = await fetch(`${daemon.httpUrl}${path}`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).not.toMatch(/NOPERM|no permissions/u);
+    }
 
     daemon.signal("SIGTERM");
     expect((await daemon.exited).code).toBe(0);

@@ -1,4 +1,6 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +27,14 @@ const nastyGroup = `"'&<b>x</b>`;
 const binaryStream = `${prefix}:bin:s`;
 const binaryGroup = Buffer.from([0x67, 0xc3, 0x28]);
 const binaryConsumer = Buffer.from([0x63, 0xff, 0x3c, 0x62, 0x3e]);
-const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
+/**
+ * The README's screenshots: rewritten only on request (UPDATE_SCREENSHOTS=1), so that a test run
+ * leaves the work tree clean; otherwise they go to a temporary folder and are checked there.
+ */
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? new URL("./screenshots/", import.meta.url)
+    : new URL(`file://${join(tmpdir(), `sj-screenshots-${process.pid}`)}/`);
 const VIEWPORT = { width: 1200, height: 800 };
 
 let daemon: RunningDaemon;
@@ -112,6 +121,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await daemon?.stop();
+  if (process.env.UPDATE_SCREENSHOTS !== "1")
+    await rm(SCREENSHOTS, { recursive: true, force: true });
 });
 
 async function statusJson(): Promise<StatusReport> {
@@ -254,5 +265,55 @@ describe("the web console in chromium", () => {
     await expect(page.locator("tbody tr").count()).resolves.toBeGreaterThanOrEqual(4);
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it("behind http.auth: refused without the token (nothing of the groups shown), served with it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sj-ui-auth-"));
+    const tokenFile = join(dir, "token");
+    await writeFile(tokenFile, "console-token\n");
+    const base = testConfig(fixture.server.url, prefix, [{ stream: quiet, group: "workers" }], {
+      status: { intervalMs: 100, window: 3, stuckAfterMs: 60_000 },
+    });
+    // The same lease key: this second daemon is a standby beside the first.
+    const guarded = await startDaemon(
+      {
+        ...base,
+        lease: { ...base.lease, key: `${prefix}:lease` },
+        http: { ...base.http, auth: { bearerTokenFile: tokenFile, basicAuthFile: "" } },
+      },
+      { logger: pino({ level: "silent" }), version: "0.0.0-browser", onFatal: () => undefined },
+    );
+    try {
+      await waitFor(
+        async () => {
+          const response = await fetch(`${guarded.httpUrl}/status.json`, {
+            headers: { authorization: "Bearer console-token" },
+          });
+          const report = (await response.json()) as StatusReport;
+          return report.groups.some((group) => group.stream === quiet);
+        },
+        { what: "the guarded daemon's first sample" },
+      );
+      const refused = await browser.newContext({ viewport: VIEWPORT });
+      const page = await refused.newPage();
+      for (const path of ["/ui", "/ui/group?stream=x&group=y", "/ui/sweeper", "/ui/style.css"]) {
+        const response = await page.goto(`${guarded.httpUrl}${path}`);
+        expect(response?.status()).toBe(401);
+        expect(await page.content()).not.toContain(quiet);
+      }
+      await refused.close();
+      const allowed = await browser.newContext({
+        viewport: VIEWPORT,
+        extraHTTPHeaders: { authorization: "Bearer console-token" },
+      });
+      const served = await allowed.newPage();
+      const response = await served.goto(`${guarded.httpUrl}/ui?pause=1`);
+      expect(response?.status()).toBe(200);
+      await expect(served.locator("main").innerText()).resolves.toContain(quiet);
+      await allowed.close();
+    } finally {
+      await guarded.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
