@@ -59,7 +59,13 @@ export function eventMatches(event: AdvisoryEventRecord, filter: EventFilter): b
 /** One human line: when, what, where, how many, who, the ids and the detail. */
 export function formatEventLine(event: AdvisoryEventRecord): string {
   const when = Number.isFinite(event.at) ? new Date(event.at).toISOString() : "?";
-  const where = event.stream === "" ? "" : `  ${event.stream}/${event.group}`;
+  // A stream's own event (trimmed) has no group; the janitor's own (lease, reload) neither stream.
+  const where =
+    event.stream === ""
+      ? ""
+      : event.group === ""
+        ? `  ${event.stream}`
+        : `  ${event.stream}/${event.group}`;
   const count = event.count > 0 ? `  count ${event.count}` : "";
   const ids = event.ids.length > 0 ? `  ids ${event.ids.join(" ")}` : "";
   const detail = JSON.stringify(event.detail);
