@@ -27,10 +27,14 @@ export function recordSweepEvents(
 function sweepEvents(result: GroupSweepResult): AdvisoryEvent[] {
   const { stream, group } = result;
   const events: AdvisoryEvent[] = [];
-  if (result.requeued > 0) events.push({ type: "requeued", stream, group, count: result.requeued });
+  if (result.requeued > 0) {
+    const ids = result.requeuedIds;
+    events.push({ type: "requeued", stream, group, count: result.requeued, ids });
+  }
   if (result.reassigned > 0) {
     const detail = { leftPending: result.leftPending };
-    events.push({ type: "reassigned", stream, group, count: result.reassigned, detail });
+    const ids = result.reassignedIds;
+    events.push({ type: "reassigned", stream, group, count: result.reassigned, ids, detail });
   }
   if (result.deadLettered > 0) {
     const detail = {
@@ -38,7 +42,8 @@ function sweepEvents(result: GroupSweepResult): AdvisoryEvent[] {
       action: result.deadLetteredAction,
       maxIdle: result.deadLetteredMaxIdle,
     };
-    events.push({ type: "dead-lettered", stream, group, count: result.deadLettered, detail });
+    const ids = result.deadLetteredIds;
+    events.push({ type: "dead-lettered", stream, group, count: result.deadLettered, ids, detail });
   }
   if (result.ghosts > 0) {
     events.push({ type: "ghosts", stream, group, count: result.ghosts, ids: result.ghostIds });

@@ -60,6 +60,11 @@ export interface PageResult {
   /** Entries whose x-delivery-count was not a canonical integer: the first ids, and the total. */
   invalidCountIds: string[];
   invalidCounts: number;
+  /** The first ids (at most MAX_REPORTED_IDS, in PEL order) each action handled in the call. */
+  requeuedIds: string[];
+  reassignedIds: string[];
+  /** For every reason. */
+  deadLetteredIds: string[];
   /** Dead letters that the group's deadLetterMaxLen removed during the call (0 when uncapped). */
   deadLettersDropped: number;
   /** Set when an unforeseen error stopped the call: what was done is counted, the rest untouched. */
@@ -174,6 +179,9 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     oversizedIds: strings(fields.get("oversized")),
     invalidCountIds: strings(fields.get("invalidCountIds")),
     invalidCounts: count("invalidCounts"),
+    requeuedIds: strings(fields.get("requeuedIds")),
+    reassignedIds: strings(fields.get("reassignedIds")),
+    deadLetteredIds: strings(fields.get("deadLetteredIds")),
     deadLettersDropped: count("deadLettersDropped"),
     ...(error === undefined
       ? {}

@@ -30,6 +30,13 @@ export interface GroupSweepResult {
   invalidDeliveryCounts: number;
   /** The first of their ids, bounded (see MAX_REPORTED_IDS). */
   invalidDeliveryCountIds: string[];
+  /**
+   * The first ids each action handled, bounded (see MAX_REPORTED_IDS), in PEL order: the
+   * requeued entries' own ids (not their copies'), the reassigned, the dead-lettered (any reason).
+   */
+  requeuedIds: string[];
+  reassignedIds: string[];
+  deadLetteredIds: string[];
   /** PEL entries looked at. */
   examined: number;
   /** Script calls. */
@@ -85,6 +92,9 @@ export function emptyResult(stream: string, group: string): GroupSweepResult {
     oversizedIds: [],
     invalidDeliveryCounts: 0,
     invalidDeliveryCountIds: [],
+    requeuedIds: [],
+    reassignedIds: [],
+    deadLetteredIds: [],
     examined: 0,
     pages: 0,
     windows: 0,

@@ -57,6 +57,9 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   pushBounded(result.oversizedIds, page.oversizedIds);
   result.invalidDeliveryCounts += page.invalidCounts;
   pushBounded(result.invalidDeliveryCountIds, page.invalidCountIds);
+  pushBounded(result.requeuedIds, page.requeuedIds);
+  pushBounded(result.reassignedIds, page.reassignedIds);
+  pushBounded(result.deadLetteredIds, page.deadLetteredIds);
 }
 
 function report(

@@ -56,7 +56,12 @@ describe("advisory events of the leader", () => {
     const requeueStream = `${prefix}:requeue`;
     const deadStream = `${prefix}:dead`;
     const idleStream = `${prefix}:idle`;
-    await addStuckEntries(fixture.redis, requeueStream, "workers", numberedBodies(3));
+    const requeueIds = await addStuckEntries(
+      fixture.redis,
+      requeueStream,
+      "workers",
+      numberedBodies(3),
+    );
     const deadIds = await addStuckEntries(fixture.redis, deadStream, "workers", numberedBodies(4));
     // One pending entry deleted from the stream: a ghost.
     await fixture.redis.xdel(deadStream, deadIds[0] ?? "");
@@ -88,7 +93,7 @@ describe("advisory events of the leader", () => {
     for (const event of events) expect(event.by).toBe(by);
     const [acquired, requeued, deadLettered, ghosts, lost] = events;
     expect(JSON.parse(acquired?.detail ?? "")).toEqual({ fencingToken: 1 });
-    expect(requeued).toMatchObject({ group: "workers", count: "3", ids: "" });
+    expect(requeued).toMatchObject({ group: "workers", count: "3", ids: requeueIds.join(" ") });
     expect(deadLettered).toMatchObject({ group: "workers", count: "3" });
     expect(JSON.parse(deadLettered?.detail ?? "")).toMatchObject({ action: 3, maxDeliveries: 0 });
     expect(ghosts).toMatchObject({ group: "workers", count: "1", ids: deadIds[0] });

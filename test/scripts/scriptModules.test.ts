@@ -288,4 +288,23 @@ describe("the other scripts' modules", () => {
     for (const name of [...counts, ...more, ...perEntryReasons]) reply.push(name, 1);
     expect(parseSweepPageReply(reply)).toMatchObject({ nextCursor: "0-0", durationMs: 1.5 });
   });
+
+  it("sweepPage: the ids of what each action handled, as lists ([] when the reply has none)", () => {
+    const reply: unknown[] = ["cursor", "0-0", "durationUs", 1, "claimUs", 1];
+    const counts = ["examined", "claimed", "requeued", "reassigned", "deadLetteredMaxDeliveries"];
+    const more = ["deadLetteredAction", "deadLetteredMaxIdle", "leftPending", "handedOff"];
+    const rest = ["windows", "invalidCounts", "claimedFromActiveConsumer", "deadLettersDropped"];
+    for (const name of [...counts, ...more, ...rest]) reply.push(name, 0);
+    expect(parseSweepPageReply(reply)).toMatchObject({
+      requeuedIds: [],
+      reassignedIds: [],
+      deadLetteredIds: [],
+    });
+    reply.push("requeuedIds", ["1-0", "2-0"], "reassignedIds", ["3-0"], "deadLetteredIds", []);
+    expect(parseSweepPageReply(reply)).toMatchObject({
+      requeuedIds: ["1-0", "2-0"],
+      reassignedIds: ["3-0"],
+      deadLetteredIds: [],
+    });
+  });
 });

@@ -53,7 +53,10 @@ Returns a flat name/value list, parsed by parseSweepPageReply():
   durationUs, claimUs (of durationUs, the time spent claiming and handling entries, not reading
   the PEL), claimedFromActiveConsumer (claimed entries whose owner read from the group within
   minIdleMs: a sign that minIdleMs is shorter than the work), ghosts (ids), oversized (ids),
-  invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total),
+  invalidCountIds (first MAX_REPORTED_IDS ids), invalidCounts (total), requeuedIds,
+  reassignedIds, deadLetteredIds (for every reason): the first MAX_REPORTED_IDS ids of the
+  entries each action handled in this call, in PEL order, as pending in KEYS[1] (a requeue's
+  claimed id, not its copy's),
   deadLettersDropped (dead letters the cap removed during this call: XLEN before the call's
   dead-letter writes, plus the writes, minus XLEN after; exact, as nothing else runs meanwhile),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
@@ -318,6 +321,10 @@ local claimedCount, requeuedCount, fromActiveCount = 0, 0, 0
 local ghosts, ghostCount = {}, 0
 local oversized, oversizedCount = {}, 0
 local invalidCountIds = {}
+-- The first MAX_REPORTED_IDS ids per action: per entry one comparison, and one insert under it.
+local requeuedIds = {}
+local reassignedIds, reassignedIdCount = {}, 0
+local deadLetteredIds, deadLetteredIdCount = {}, 0
 local acks, ackCount = {}, 0
 local cursor = arg.cursor
 local claimedAny = false
@@ -435,6 +442,10 @@ local function handle(id, fields, entry)
     end
     ackCount = ackCount + 1
     acks[ackCount] = id
+    if deadLetteredIdCount < MAX_REPORTED_IDS then
+      deadLetteredIdCount = deadLetteredIdCount + 1
+      deadLetteredIds[deadLetteredIdCount] = id
+    end
     if reason == 'max-deliveries' then
       result.deadLetteredMaxDeliveries = result.deadLetteredMaxDeliveries + 1
     elseif reason == 'max-idle' then
@@ -459,6 +470,7 @@ local function handle(id, fields, entry)
     ackCount = ackCount + 1
     acks[ackCount] = id
     requeuedCount = requeuedCount + 1
+    if requeuedCount <= MAX_REPORTED_IDS then requeuedIds[requeuedCount] = id end
   else
     local consumer = pickConsumer(entry[2])
     if consumer then
@@ -466,6 +478,10 @@ local function handle(id, fields, entry)
       redis.call('XCLAIM', source, group, consumer, 0, id, 'JUSTID')
       touch(consumer)
       result.reassigned = result.reassigned + 1
+      if reassignedIdCount < MAX_REPORTED_IDS then
+        reassignedIdCount = reassignedIdCount + 1
+        reassignedIds[reassignedIdCount] = id
+      end
     else
       restore(entry)
       result.leftPending = result.leftPending + 1
@@ -741,6 +757,7 @@ end
 local reply = {
   'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,
   'ghosts', ghosts, 'oversized', oversized, 'invalidCountIds', invalidCountIds,
+  'requeuedIds', requeuedIds, 'reassignedIds', reassignedIds, 'deadLetteredIds', deadLetteredIds,
 }
 for name, value in pairs(result) do
   reply[#reply + 1] = name
