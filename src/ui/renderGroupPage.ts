@@ -76,14 +76,25 @@ function consumersTable(section: Section<ConsumerRow[]>, reapIdleMs: number): Sa
   if (!section.ok) return failed(section.error);
   if (section.value.length === 0) return html`<p class="muted">No consumers.</p>`;
   const rows = section.value.map((consumer) => {
-    const inactive = consumer.inactiveMs ?? consumer.idleMs;
+    // Reaping's own rule (reapConsumers.lua): `inactive` where the server reports one (7.2+),
+    // else `idle`; inactive -1 (never read anything) is judged by idle, so one that polls stays.
+    const inactive =
+      consumer.inactiveMs !== undefined && consumer.inactiveMs >= 0
+        ? consumer.inactiveMs
+        : consumer.idleMs;
     const reapable = reapIdleMs > 0 && consumer.pending === 0 && inactive >= reapIdleMs;
     return html`<tr>
       <td class="name">${consumer.name}</td>
       <td class="num">${consumer.pending}</td>
       <td class="num">${formatDuration(consumer.idleMs)}</td>
       <td class="num">
-        ${consumer.inactiveMs === undefined ? UNKNOWN : formatDuration(consumer.inactiveMs)}
+        ${
+          consumer.inactiveMs === undefined
+            ? UNKNOWN
+            : consumer.inactiveMs < 0
+              ? "never read"
+              : formatDuration(consumer.inactiveMs)
+        }
       </td>
       <td>${reapIdleMs <= 0 ? UNKNOWN : reapable ? "yes" : "no"}</td>
     </tr>`;
