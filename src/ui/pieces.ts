@@ -12,3 +12,33 @@ export function refreshTools(paused: boolean, toggleHref: string): SafeHtml {
     >${paused ? "resume refresh" : "pause refresh"}</a
   >`;
 }
+
+/** A column heading; numeric columns are right-aligned, heading and cells alike. */
+export interface Column {
+  label: string;
+  numeric?: boolean;
+}
+
+/**
+ * A table in a box that scrolls sideways on a narrow screen (the page itself never does): the
+ * one shape of every list of the console but the overview, whose headings are sort links.
+ */
+export function dataTable(columns: readonly Column[], rows: readonly SafeHtml[]): SafeHtml {
+  const headings = columns.map((column) =>
+    column.numeric === true
+      ? html`<th class="num">${column.label}</th>`
+      : html`<th>${column.label}</th>`,
+  );
+  return html`<div class="scroll">
+    <table>
+      <thead>
+        <tr>
+          ${headings}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}

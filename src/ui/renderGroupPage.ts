@@ -12,7 +12,7 @@ import {
   UNKNOWN,
 } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
-import { refreshTools, statusBadge } from "./pieces.js";
+import { dataTable, refreshTools, statusBadge } from "./pieces.js";
 import type { ConsumerRow, GroupDetail, PendingRow, Section } from "./readGroupDetail.js";
 import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
 import { renderPage } from "./renderPage.js";
@@ -99,22 +99,14 @@ function consumersTable(section: Section<ConsumerRow[]>, reapIdleMs: number): Sa
       <td>${reapIdleMs <= 0 ? UNKNOWN : reapable ? "yes" : "no"}</td>
     </tr>`;
   });
-  return html`<div class="scroll">
-      <table>
-        <thead>
-          <tr>
-            <th>consumer</th>
-            <th class="num">pending</th>
-            <th class="num">idle</th>
-            <th class="num">inactive</th>
-            <th>reapable</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>
+  const columns = [
+    { label: "consumer" },
+    { label: "pending", numeric: true },
+    { label: "idle", numeric: true },
+    { label: "inactive", numeric: true },
+    { label: "reapable" },
+  ];
+  return html`${dataTable(columns, rows)}
     <p class="note">
       Idle: since the consumer's last read attempt. Inactive: since its last successful read (Redis
       7.2+). Reapable: owns nothing and inactive past reapConsumersIdleMs
@@ -135,22 +127,14 @@ function pendingTable(section: Section<PendingRow[]>): SafeHtml {
         <td>${entry.ghost ? html`<span class="status s-ERROR">ghost</span>` : "no"}</td>
       </tr>`,
   );
-  return html`<div class="scroll">
-      <table>
-        <thead>
-          <tr>
-            <th>id</th>
-            <th>owner</th>
-            <th class="num">idle</th>
-            <th class="num">deliveries</th>
-            <th>ghost</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>
+  const columns = [
+    { label: "id" },
+    { label: "owner" },
+    { label: "idle", numeric: true },
+    { label: "deliveries", numeric: true },
+    { label: "ghost" },
+  ];
+  return html`${dataTable(columns, rows)}
     <p class="note">
       The oldest ${GROUP_PAGE_LIMITS.pending} pending entries. A ghost is pending but its entry is
       gone from the stream (deleted or trimmed).
@@ -198,24 +182,16 @@ function deadLetterSection(view: GroupView): SafeHtml {
         ${view.showBodies ? html`<td>${body(letter)}</td>` : ""}
       </tr>`;
     });
+    const columns = [
+      { label: "id" },
+      { label: "x-original-id" },
+      { label: "x-delivery-count", numeric: true },
+      { label: "x-last-consumer" },
+      { label: "x-dead-lettered-at", numeric: true },
+      ...(view.showBodies ? [{ label: "body" }] : []),
+    ];
     return html`<h3>${reason} <span class="muted">(${list.length})</span></h3>
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th>id</th>
-              <th>x-original-id</th>
-              <th class="num">x-delivery-count</th>
-              <th>x-last-consumer</th>
-              <th class="num">x-dead-lettered-at</th>
-              ${view.showBodies ? html`<th>body</th>` : ""}
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>`;
+      ${dataTable(columns, rows)}`;
   });
   return html`${groups}
     <p class="note">
@@ -239,22 +215,14 @@ function eventsList(section: Section<AdvisoryEventRecord[]>): SafeHtml {
         <td class="name"><code>${JSON.stringify(event.detail)}</code></td>
       </tr>`,
   );
-  return html`<div class="scroll">
-    <table>
-      <thead>
-        <tr>
-          <th class="num">at</th>
-          <th>type</th>
-          <th class="num">count</th>
-          <th>by</th>
-          <th>detail</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </div>`;
+  const columns = [
+    { label: "at", numeric: true },
+    { label: "type" },
+    { label: "count", numeric: true },
+    { label: "by" },
+    { label: "detail" },
+  ];
+  return dataTable(columns, rows);
 }
 
 /** GET /ui/group?stream=S&group=G: one group in depth, every list a bounded page. */

@@ -1,7 +1,7 @@
 import type { StatusReport } from "../core/groupStatus.js";
 import { formatDuration, formatTime, UNKNOWN } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
-import { refreshTools } from "./pieces.js";
+import { dataTable, refreshTools, type Column } from "./pieces.js";
 import type { LeaseState } from "./readLeaseState.js";
 import { renderPage } from "./renderPage.js";
 import { RECENT_SWEEPS, type SweepRecord } from "./SweepLog.js";
@@ -92,26 +92,14 @@ function sweepsTable(view: SweeperView): SafeHtml {
         </td>
       </tr>`,
   );
-  return html`<div class="scroll">
-    <table>
-      <thead>
-        <tr>
-          <th class="num">ended</th>
-          <th>group</th>
-          <th class="num">claimed</th>
-          <th class="num">requeued</th>
-          <th class="num">reassigned</th>
-          <th class="num">dead-lettered</th>
-          <th class="num">ghosts</th>
-          <th class="num">took</th>
-          <th>outcome</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </div>`;
+  const numeric = (label: string): Column => ({ label, numeric: true });
+  const columns = [
+    numeric("ended"),
+    { label: "group" },
+    ...["claimed", "requeued", "reassigned", "dead-lettered", "ghosts", "took"].map(numeric),
+    { label: "outcome" },
+  ];
+  return dataTable(columns, rows);
 }
 
 /** GET /ui/sweeper: the lease, this replica's role, the last sweeps, the server. */
