@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config/defaultConfig.js";
 import { runCli } from "../support/daemonProcess.js";
 import { freePort, uniquePrefix } from "../support/redisServer.js";
 import { startFakeJanitor, statusReport, type FakeJanitor } from "../support/statusFixture.js";
 import { testConfig } from "../support/testConfig.js";
+import { startSilentServer } from "../support/silentServer.js";
 import { useConfigFiles } from "../support/useConfigFiles.js";
 import { waitFor } from "../support/waitFor.js";
 
@@ -106,21 +106,16 @@ describe("stream-janitor status", () => {
   });
   it("stops waiting on SIGINT: exit 130, saying it was interrupted", async () => {
     // Accepts the connection and never answers: the command waits on its reply.
-    const sockets = new Set<Socket>();
-    const silent = createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    cleanups.push(async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    });
-    const { port } = silent.address() as { port: number };
+    const silent = await startSilentServer();
+    cleanups.push(silent.close);
+    const { port } = silent;
     const child = spawn(process.execPath, [CLI, "status", "--config", await configFor(port)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(child, "exit");
-    await waitFor(() => sockets.size > 0, { what: "the command to connect" });
+    await waitFor(() => silent.connections() > 0, { what: "the command to connect" });
     const started = Date.now();
     child.kill("SIGINT");
     const [code] = (await exited) as [number | null];

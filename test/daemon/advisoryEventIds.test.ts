@@ -1,41 +1,11 @@
-import { pino } from "pino";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
-import { createJanitor, namedConnections } from "../../src/daemon/createJanitor.js";
-import type { RedisClient } from "../../src/redis/RedisClient.js";
+import { describe, expect, it } from "vitest";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { useJanitorFactory } from "./janitorHarness.js";
 import { groupConfig } from "../support/sweepHarness.js";
-import { testConfig } from "../support/testConfig.js";
 
 const fixture = useRedisServer();
-const silent = pino({ level: "silent" });
-const cleanup: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-function janitorFor(prefix: string) {
-  const config = testConfig(fixture.server.url, prefix);
-  const open = namedConnections(config, silent);
-  const clients: RedisClient[] = [];
-  cleanup.push(() => {
-    for (const client of clients) client.disconnect();
-  });
-  const janitor = createJanitor(config, {
-    logger: silent,
-    registry: new Registry(),
-    version: "test",
-    connect: (name, commandTimeoutMs, failFast = false) => {
-      const client = open(name, commandTimeoutMs, failFast);
-      clients.push(client);
-      return client;
-    },
-  });
-  cleanup.push(() => janitor.lease.stop());
-  return { config, janitor };
-}
+const janitorFor = useJanitorFactory(fixture);
 
 describe("advisory events of a sweep: the ids of what each action handled", () => {
   it("requeued, reassigned and dead-lettered carry up to 20 ids each, the first in PEL order", async () => {

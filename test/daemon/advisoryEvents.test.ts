@@ -1,54 +1,14 @@
 import { hostname } from "node:os";
-import { pino } from "pino";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
-import { createJanitor, namedConnections } from "../../src/daemon/createJanitor.js";
-import type { RedisClient } from "../../src/redis/RedisClient.js";
+import { describe, expect, it } from "vitest";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { eventsIn } from "../support/eventsIn.js";
+import { useJanitorFactory } from "./janitorHarness.js";
 import { waitFor } from "../support/waitFor.js";
 import { groupConfig } from "../support/sweepHarness.js";
-import { testConfig } from "../support/testConfig.js";
 
 const fixture = useRedisServer();
-const silent = pino({ level: "silent" });
-const cleanup: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-function janitorFor(prefix: string, overrides: Parameters<typeof testConfig>[3] = {}) {
-  const config = testConfig(fixture.server.url, prefix, [], overrides);
-  const open = namedConnections(config, silent);
-  const clients: RedisClient[] = [];
-  cleanup.push(() => {
-    for (const client of clients) client.disconnect();
-  });
-  const registry = new Registry();
-  const janitor = createJanitor(config, {
-    logger: silent,
-    registry,
-    version: "test",
-    connect: (name, commandTimeoutMs, failFast = false) => {
-      const client = open(name, commandTimeoutMs, failFast);
-      clients.push(client);
-      return client;
-    },
-  });
-  cleanup.push(() => janitor.lease.stop());
-  return { config, janitor, registry };
-}
-
-/** The events written so far, as field records. */
-async function eventsIn(key: string): Promise<Record<string, string>[]> {
-  const entries = await fixture.redis.xrange(key, "-", "+");
-  return entries.map(([, fields]) =>
-    Object.fromEntries(
-      fields.flatMap((value, i) => (i % 2 === 0 ? [[value, fields[i + 1] ?? ""]] : [])),
-    ),
-  );
-}
+const janitorFor = useJanitorFactory(fixture);
 
 describe("advisory events of the leader", () => {
   it("writes lease-acquired, one event per action per group that did anything, ghosts with ids, and lease-lost", async () => {
@@ -82,7 +42,7 @@ describe("advisory events of the leader", () => {
     await janitor.events.settled();
 
     const by = `${hostname()}:${process.pid}`;
-    const events = await eventsIn(config.events.stream);
+    const events = await eventsIn(fixture.redis, config.events.stream);
     expect(events.map(({ type, stream }) => [type, stream])).toEqual([
       ["lease-acquired", ""],
       ["requeued", requeueStream],
@@ -136,7 +96,7 @@ describe("advisory events of the leader", () => {
     await supervisor.stop();
     await janitor.events.settled();
 
-    const events = (await eventsIn(config.events.stream)).filter(
+    const events = (await eventsIn(fixture.redis, config.events.stream)).filter(
       ({ type }) => type !== "lease-acquired",
     );
     expect(events.map(({ type }) => type)).toEqual(["consumers-reaped", "trimmed"]);

@@ -1,5 +1,4 @@
 import { createServer as createHttpServer } from "node:http";
-import { createServer, type Socket } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config/defaultConfig.js";
 import { fetchStatusReport } from "../../src/operator/fetchStatusReport.js";
 import { freePort } from "../support/redisServer.js";
+import { startSilentServer } from "../support/silentServer.js";
 import { startFakeJanitor, statusReport, type FakeJanitor } from "../support/statusFixture.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -106,14 +106,9 @@ describe("fetchStatusReport (the client of GET /status.json)", () => {
 
   it("gives up after the timeout when the janitor does not answer", async () => {
     // Accepts the connection and never answers.
-    const sockets = new Set<Socket>();
-    const silent = createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    cleanups.push(async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    });
-    const { port } = silent.address() as { port: number };
+    const silent = await startSilentServer();
+    cleanups.push(silent.close);
+    const { port } = silent;
     const started = Date.now();
     const answer = await fetchStatusReport(http(port), { timeoutMs: 200 });
     expect(Date.now() - started).toBeLessThan(2000);

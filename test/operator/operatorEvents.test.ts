@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
+import { eventsIn } from "../support/eventsIn.js";
 import { runCli } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -25,15 +26,6 @@ async function setup(name: string) {
   return { stream, events: config.events.stream, path: await configPath(config) };
 }
 
-async function eventsIn(key: string): Promise<Record<string, string>[]> {
-  const entries = await fixture.redis.xrange(key, "-", "+");
-  return entries.map(([, fields]) =>
-    Object.fromEntries(
-      fields.flatMap((value, i) => (i % 2 === 0 ? [[value, fields[i + 1] ?? ""]] : [])),
-    ),
-  );
-}
-
 describe("advisory events of the operator commands", () => {
   it("dlq redrive writes dlq-redriven and dlq purge dlq-purged, with the selectors used; a dry run writes nothing", async () => {
     const { stream, events, path } = await setup("op-events-dlq");
@@ -48,7 +40,7 @@ describe("advisory events of the operator commands", () => {
 
     const dry = await runCli(["dlq", "redrive", ...pair, "--dry-run"]);
     expect(dry.code).toBe(0);
-    expect(await eventsIn(events)).toEqual([]);
+    expect(await eventsIn(fixture.redis, events)).toEqual([]);
 
     const redrive = await runCli(["dlq", "redrive", ...pair, "--limit", "3", "--rate", "0"]);
     expect(redrive.stderr).toBe("");
@@ -57,7 +49,7 @@ describe("advisory events of the operator commands", () => {
     expect(purge.stderr).toBe("");
     expect(JSON.parse(purge.stdout)).toMatchObject({ purged: 2 });
 
-    const written = await eventsIn(events);
+    const written = await eventsIn(fixture.redis, events);
     expect(written.map(({ type }) => type)).toEqual(["dlq-redriven", "dlq-purged"]);
     const [redriven, purged] = written;
     expect(redriven).toMatchObject({ by: BY, stream, group: "workers", count: "3", ids: "" });
@@ -92,7 +84,7 @@ describe("advisory events of the operator commands", () => {
       ids[1] ?? "",
     ]);
     expect(purge.code).toBe(0);
-    const [purged] = await eventsIn(events);
+    const [purged] = await eventsIn(fixture.redis, events);
     expect(purged).toMatchObject({ type: "dlq-purged", count: "2", ids: ids.join(" ") });
     expect(JSON.parse(purged?.detail ?? "")).toEqual({ deadLetterStream: dead, ids });
   });
@@ -118,7 +110,7 @@ describe("advisory events of the operator commands", () => {
     const trim = await runCli(["trim", "--stream", stream, "--max-len", "1", "--config", path]);
     expect(trim.stderr).toBe("");
 
-    const written = await eventsIn(events);
+    const written = await eventsIn(fixture.redis, events);
     expect(written.map(({ type }) => type)).toEqual(["consumers-reaped", "trimmed"]);
     const [reaped, trimmed] = written;
     expect(reaped).toMatchObject({ by: BY, stream, group: "workers", count: "2" });
