@@ -19,15 +19,10 @@ export const GROUP_STATUSES = [
 
 export type GroupStatus = (typeof GROUP_STATUSES)[number];
 
-/** The verdicts that call for someone's attention (alerts exist for each). */
-export const BAD_STATUSES: readonly GroupStatus[] = [
-  "ERROR",
-  "REWIND",
-  "STOP",
-  "STALL",
-  "STUCK",
-  "WARN",
-];
+/** The verdicts that call for someone's attention (alerts exist for each): all but UNKNOWN and OK. */
+export const BAD_STATUSES: readonly GroupStatus[] = GROUP_STATUSES.filter(
+  (status) => status !== "UNKNOWN" && status !== "OK",
+);
 
 /** The latest sample of a group, as /status.json serves it; null where it is not known. */
 export interface StatusSampleReport {
