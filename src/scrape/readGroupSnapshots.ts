@@ -20,7 +20,11 @@ import {
 } from "../redis/pipeline/runPipeline.js";
 import type { GroupReading, GroupValues, ScrapeSnapshot } from "./GroupReading.js";
 import { readGroupSnapshotsScripted } from "./readGroupStatsScript.js";
-import type { ConsumerActivity, ConsumerReadOptions } from "../scripts/readGroupStats.js";
+import {
+  touchesKeyOf,
+  type ConsumerActivity,
+  type ConsumerReadOptions,
+} from "../scripts/readGroupStats.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 
 interface StreamSlots {
@@ -36,6 +40,8 @@ interface GroupSlots {
   retryLaneLength: number | undefined;
   /** XINFO CONSUMERS, only when the read asks for the consumers' activity. */
   consumers: number | undefined;
+  /** HGETALL of the touches hash, with the activity of a reassign group only. */
+  touches: number | undefined;
 }
 
 /** The activity readGroupStats.lua computes, from XINFO GROUPS and XINFO CONSUMERS replies. */
@@ -43,17 +49,35 @@ function activityOf(
   info: GroupInfo,
   consumersReply: unknown,
   options: ConsumerReadOptions,
+  handOffs: { nowMs: number; touches: PipelineReply | undefined },
 ): ConsumerActivity {
+  // A consumer whose latest activity is the janitor's XCLAIM to it has not read (same rule as
+  // the script and as sweepPage.lua). An unreadable touches hash discounts nothing.
+  const touches =
+    handOffs.touches === undefined || handOffs.touches.error
+      ? []
+      : asArray(handOffs.touches.value, "HGETALL");
+  const lastTouch = new Map<string, number>();
+  for (let i = 0; i + 1 < touches.length; i += 2)
+    lastTouch.set(String(touches[i]), Number(touches[i + 1]));
   let consumerCount = 0;
   let minConsumerIdleMs: number | null = null;
   for (const entry of asArray(consumersReply, "XINFO CONSUMERS")) {
     const fields = kvList(entry, "XINFO CONSUMERS");
+    const name = String(fields.get("name"));
     const idle = Number(fields.get("idle"));
-    if (String(fields.get("name")) === options.janitorConsumer || !Number.isFinite(idle)) continue;
+    if (name === options.janitorConsumer || !Number.isFinite(idle)) continue;
     consumerCount += 1;
+    const since = lastTouch.get(name);
+    if (since !== undefined && handOffs.nowMs - idle <= since + 1) continue;
     minConsumerIdleMs = minConsumerIdleMs === null ? idle : Math.min(minConsumerIdleMs, idle);
   }
   return { entriesRead: info.entriesRead, consumerCount, minConsumerIdleMs };
+}
+
+/** Whether the activity read of this group needs its touches hash (reassign groups only). */
+function withTouches(options: ReadOptions, group: ResolvedGroup): boolean {
+  return options.consumers !== undefined && touchesKeyOf(group) !== undefined;
 }
 
 /** XLEN of a retry lane; undefined without one, or when the key is not a stream. */
@@ -148,6 +172,7 @@ async function readGroupSnapshotsPipelined(
       retryLaneLength:
         group.retryLaneStream === undefined ? undefined : add(["XLEN", group.retryLaneStream]),
       consumers: options.consumers ? add(["XINFO", "CONSUMERS", stream, group.group]) : undefined,
+      touches: withTouches(options, group) ? add(["HGETALL", group.touchesKey]) : undefined,
     });
   }
   const replies = await runReadPipeline(redis, commands, options.timeoutMs, options.batchSize);
@@ -203,7 +228,10 @@ async function readGroupSnapshotsPipelined(
       const activity =
         slot.consumers === undefined || options.consumers === undefined
           ? undefined
-          : activityOf(info, replyValue(at(slot.consumers)), options.consumers);
+          : activityOf(info, replyValue(at(slot.consumers)), options.consumers, {
+              nowMs,
+              touches: slot.touches === undefined ? undefined : at(slot.touches),
+            });
       const values: GroupValues = {
         pending: info.pending,
         oldestPendingId: oldest?.id,

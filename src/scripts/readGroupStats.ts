@@ -8,10 +8,11 @@ import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./s
  * data in the reply (GroupStatsReading), an error for the whole call is Redis' own.
  */
 export interface ReadGroupStatsRequest {
-  groups: readonly Pick<
+  groups: readonly (Pick<
     ResolvedGroup,
     "stream" | "group" | "deadLetterStream" | "retryLaneStream"
-  >[];
+  > &
+    Partial<Pick<ResolvedGroup, "action" | "touchesKey">>)[];
   /** Also read the XPENDING summary (per-consumer counts). */
   perConsumer: boolean;
   /** Also read what the group status needs (ConsumerActivity); a scrape leaves it out. */
@@ -71,6 +72,21 @@ export interface ReadGroupStatsResult {
   groups: GroupStatsReading[];
 }
 
+/** The reassign action hands entries over with XCLAIM and records it in the touches hash. */
+export function touchesKeyOf(
+  group: Partial<Pick<ResolvedGroup, "action" | "touchesKey">>,
+): string | undefined {
+  return group.action === "reassign" ? group.touchesKey : undefined;
+}
+
+function touchesIndex(
+  keys: string[],
+  group: Partial<Pick<ResolvedGroup, "action" | "touchesKey">>,
+): number {
+  const key = touchesKeyOf(group);
+  return key === undefined ? 0 : keys.push(key);
+}
+
 export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
   const streamIndex = new Map<string, number>();
   for (const group of request.groups) {
@@ -85,7 +101,11 @@ export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
     const lane = group.retryLaneStream === undefined ? 0 : keys.push(group.retryLaneStream);
     argv.push(streamIndex.get(group.stream) ?? 0, group.group, lane);
   }
-  if (consumers !== undefined) argv.push(consumers.janitorConsumer);
+  if (consumers !== undefined) {
+    // The janitor's hand-offs (reassign) reset a consumer's idle: the script discounts them.
+    for (const group of request.groups) argv.push(touchesIndex(keys, group));
+    argv.push(consumers.janitorConsumer);
+  }
   return scriptCall(keys, argv);
 }
 

@@ -10,7 +10,9 @@ short in Redis (about 1.5 ms).
 
 KEYS[1..S]        the distinct streams of the batch
 KEYS[S+1..S+G]    the dead-letter stream of group 1..G
-KEYS[S+G+1..]     the retry lanes of the groups that have one
+KEYS[S+G+1..]     the retry lanes of the groups that have one, then (with 'c' only) the touches
+                  hashes of the reassign groups (consumer -> Unix ms of the janitor's last XCLAIM
+                  to it, written by sweepPage.lua)
 
 ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not. Followed by 'c' ('0c',
          '1c') for the group status: also entries-read and XINFO CONSUMERS per group. A scrape
@@ -18,7 +20,9 @@ ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not. Follow
 ARGV[2]  S, the number of streams
 ARGV[3i], ARGV[3i+1], ARGV[3i+2]  group i: the index (1..S) of its stream in KEYS, its name, the
                                   index of its retry lane in KEYS (0: none)
-ARGV[#ARGV]  with 'c' only: the janitor's own consumer name (its claims are not a consumer reading)
+with 'c' only, after the groups: per group i, the index of its touches hash in KEYS (0: none),
+             then ARGV[#ARGV], the janitor's own consumer name (its claims are not a consumer
+             reading)
 
 Returns a flat array:
   timeSeconds, timeMicroseconds                   Redis TIME
@@ -32,7 +36,10 @@ Returns a flat array:
     retryLaneLength (-1: no retry lane, or XLEN failed),
     consumerCount n, then n pairs consumer, pending (n is 0 without ARGV[1] = 1),
     then with 'c' only: entriesRead (-1: null or absent), the number of consumers other
-    than ARGV[#ARGV], the smallest XINFO CONSUMERS idle among them (-1: none)
+    than ARGV[#ARGV], the smallest XINFO CONSUMERS idle among them (-1: none). An XCLAIM
+    resets a consumer's idle as a read would: a consumer whose latest activity is the
+    janitor's own hand-off (its touch, at or after now - idle - 1 ms) gives no idle here, the
+    rule sweepPage.lua applies to reassign's live consumers.
   status: '' read; 'S' the stream could not be read (see its error); 'G' no such group on the
   stream; anything else: the error message of the XPENDING that failed.
 ]]
@@ -51,6 +58,7 @@ end
 local time = redis.call('TIME')
 push(time[1])
 push(time[2])
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 local function failed(reply)
   return type(reply) == 'table' and reply.err ~= nil
@@ -78,7 +86,19 @@ for s = 1, streamCount do
   end
 end
 
-local groupCount = (#ARGV - 2 - (withConsumers and 1 or 0)) / 3
+local groupCount = withConsumers and (#ARGV - 3) / 4 or (#ARGV - 2) / 3
+
+-- The janitor's last XCLAIM to each consumer of group g (name -> Unix ms), or nil.
+local function touchesOf(g)
+  local t = tonumber(ARGV[2 + 3 * groupCount + g])
+  if t == 0 then return nil end
+  local flat = redis.pcall('HGETALL', KEYS[t])
+  if failed(flat) then return nil end
+  local last = {}
+  for i = 1, #flat, 2 do last[flat[i]] = tonumber(flat[i + 1]) end
+  return last
+end
+
 for g = 1, groupCount do
   local s = tonumber(ARGV[3 * g])
   local name = ARGV[3 * g + 1]
@@ -140,6 +160,7 @@ for g = 1, groupCount do
         local entriesRead = info['entries-read']
         push(entriesRead and tonumber(entriesRead) or -1)
         local count, minIdle = 0, -1
+        local touched = touchesOf(g)
         for _, fields in ipairs(seen) do
           -- name, pending, idle[, inactive]: a flat field/value list per consumer
           local consumer, idle = nil, nil
@@ -152,7 +173,9 @@ for g = 1, groupCount do
           end
           if consumer ~= janitorConsumer and idle then
             count = count + 1
-            if minIdle < 0 or idle < minIdle then minIdle = idle end
+            local since = touched and touched[consumer]
+            local handedOff = since and nowMs - idle <= since + 1
+            if not handedOff and (minIdle < 0 or idle < minIdle) then minIdle = idle end
           end
         end
         push(count)
