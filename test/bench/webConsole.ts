@@ -19,7 +19,6 @@ import { fmt, type Table, type TargetCheck } from "./table.js";
  */
 const GROUP = "workers";
 const stream = (i: number): string => `tenant:${i}:events`;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function createGroups(redis: Redis, count: number): Promise<void> {
   for (let start = 0; start < count; start += 500) {
@@ -177,10 +176,23 @@ async function measure(
       await timePage(group, "/ui/group (one group)", runs),
       await timePage(`${base}/metrics`, `/metrics (${count} groups)`, options.quick ? 2 : 5),
     ];
-    // The background: the status sampler's rounds and anything else the standby does.
+    // The background: the status sampler's rounds and anything else the standby does, counted
+    // over whole sampling intervals, from the end of one round to the end of a later one (seen
+    // as /status.json's generatedAt, Redis time, moving on): no guess at how long to wait.
+    const roundAfter = (afterMs: number): Promise<number> =>
+      waitFor(
+        async () => {
+          const { body } = await httpGet(`${child.httpUrl}/status.json`, 60_000);
+          const { generatedAt } = JSON.parse(body) as { generatedAt: number };
+          return generatedAt > afterMs ? generatedAt : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 50, what: "the next status round" },
+      );
+    const firstRound = await roundAfter(0);
+    const startRound = await roundAfter(firstRound);
     await resetStats(admin);
-    await sleep(options.quick ? 3000 : 10_000);
-    const backgroundPerMs = calls(await readCommandStats(admin)) / (options.quick ? 3000 : 10_000);
+    const endRound = await roundAfter(await roundAfter(startRound));
+    const backgroundPerMs = calls(await readCommandStats(admin)) / (endRound - startRound);
     const counted = [
       await countCommands(admin, `${base}/ui`, "/ui (100 groups shown)", runs, backgroundPerMs),
       await countCommands(admin, group, "/ui/group (1 group shown)", runs, backgroundPerMs),
