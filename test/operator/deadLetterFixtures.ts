@@ -166,3 +166,19 @@ export async function addWorkersDeadLetters(
   await redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
   return addDeadLetters(redis, { stream, group: "workers", deadLetterStream, count });
 }
+
+/** One dead letter of another group ("audit") in the same dead-letter stream. */
+export async function addAuditDeadLetter(
+  redis: Redis | Cluster,
+  stream: string,
+  deadLetterStream: string,
+): Promise<FabricatedDeadLetter | undefined> {
+  const [letter] = await addDeadLetters(redis, {
+    stream,
+    group: "audit",
+    deadLetterStream,
+    count: 1,
+    firstOriginal: 10,
+  });
+  return letter;
+}

@@ -5,7 +5,11 @@ import {
 } from "../../src/commands/operator/runOperatorCommand.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { addDeadLetterReaders, addDeadLetters } from "./deadLetterFixtures.js";
+import {
+  addDeadLetterReaders,
+  addDeadLetters,
+  addWorkersDeadLetters,
+} from "./deadLetterFixtures.js";
 
 const fixture = useRedisServer();
 
@@ -104,13 +108,7 @@ describe("operator command line", () => {
   it("says which groups of the dead-letter stream held dead letters back, in words and in --json", async () => {
     const stream = uniquePrefix("cli-held");
     const dead = `{${stream}}:dead`;
-    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
-    const letters = await addDeadLetters(fixture.redis, {
-      stream,
-      group: "workers",
-      deadLetterStream: dead,
-      count: 10,
-    });
+    const letters = await addWorkersDeadLetters(fixture.redis, stream, dead, 10);
     await addDeadLetterReaders(fixture.redis, dead, letters);
     const config = await writeConfigFile({ redis: { url: fixture.server.url } });
     try {
@@ -152,13 +150,7 @@ describe("operator command line", () => {
   it("acts on the --id dead letters and reports, with exit 1, the ids that are not the group's", async () => {
     const stream = uniquePrefix("cli-ids");
     const dead = `{${stream}}:dead`;
-    await fixture.redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
-    const letters = await addDeadLetters(fixture.redis, {
-      stream,
-      group: "workers",
-      deadLetterStream: dead,
-      count: 3,
-    });
+    const letters = await addWorkersDeadLetters(fixture.redis, stream, dead, 3);
     const config = await writeConfigFile({ redis: { url: fixture.server.url } });
     try {
       const base = ["--stream", stream, "--group", "workers", "--config", config.path];

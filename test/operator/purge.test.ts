@@ -4,6 +4,7 @@ import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import {
+  addAuditDeadLetter,
   addDeadLetterReaders,
   addDeadLetters,
   addWorkersDeadLetters,
@@ -166,13 +167,7 @@ describe("dlq purge", () => {
     const group = groupConfig(stream);
     const dead = group.deadLetterStream;
     const letters = await addWorkersDeadLetters(fixture.redis, stream, dead, 4);
-    const [others] = await addDeadLetters(fixture.redis, {
-      stream,
-      group: "audit",
-      deadLetterStream: dead,
-      count: 1,
-      firstOriginal: 10,
-    });
+    const others = await addAuditDeadLetter(fixture.redis, stream, dead);
     const redis = registerScripts(fixture.redis);
     const ids = [letters[1]?.id ?? "", letters[3]?.id ?? "", others?.id ?? "", "1-1"];
 

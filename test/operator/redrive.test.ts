@@ -9,6 +9,7 @@ import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import {
+  addAuditDeadLetter,
   addDeadLetterReaders,
   addDeadLetters,
   addWorkersDeadLetters,
@@ -296,13 +297,7 @@ describe("dlq redrive", () => {
     const group = groupConfig(stream);
     const dead = group.deadLetterStream;
     const letters = await addWorkersDeadLetters(fixture.redis, stream, dead, 4);
-    const [others] = await addDeadLetters(fixture.redis, {
-      stream,
-      group: "audit",
-      deadLetterStream: dead,
-      count: 1,
-      firstOriginal: 10,
-    });
+    const others = await addAuditDeadLetter(fixture.redis, stream, dead);
     const redis = registerScripts(fixture.redis);
     // letters[3] twice: moved once.
     const ids = [
