@@ -1,3 +1,4 @@
+import type { ChainableCommander } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { backoffPolicy, dueAfterMs } from "../../src/core/backoffThreshold.js";
@@ -22,6 +23,28 @@ const CONFIG = { minIdleMs: 1000, backoffMs: [2000, 5000, 20_000], backoffJitter
 const MARGIN_MS = 400;
 
 /** A random PEL: owners, delivery counts, idle times, some deleted bodies (ghosts). */
+/** Sets an entry's idle time and delivery count where it is, with its owner unchanged. */
+function backdate(
+  pipeline: ChainableCommander,
+  stream: string,
+  entry: { id: string; consumer: string; deliveries: number },
+  idleMs: number,
+): void {
+  pipeline.call(
+    "XCLAIM",
+    stream,
+    "workers",
+    entry.consumer,
+    0,
+    entry.id,
+    "IDLE",
+    idleMs,
+    "RETRYCOUNT",
+    entry.deliveries,
+    "JUSTID",
+  );
+}
+
 async function randomPel(stream: string, seed: number, size: number): Promise<Planned[]> {
   const random = seededRandom(seed);
   const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(size));
@@ -41,21 +64,7 @@ async function randomPel(stream: string, seed: number, size: number): Promise<Pl
     };
   });
   const pipeline = fixture.redis.pipeline();
-  for (const e of planned) {
-    pipeline.call(
-      "XCLAIM",
-      stream,
-      "workers",
-      e.consumer,
-      0,
-      e.id,
-      "IDLE",
-      e.idleMs,
-      "RETRYCOUNT",
-      e.deliveries,
-      "JUSTID",
-    );
-  }
+  for (const e of planned) backdate(pipeline, stream, e, e.idleMs);
   const ghosts = planned.filter((e) => e.ghost).map((e) => e.id);
   if (ghosts.length > 0) pipeline.xdel(stream, ...ghosts);
   await pipeline.exec();
@@ -104,21 +113,7 @@ describe("backoff over random PELs", () => {
         // ghosts cannot be backdated: XCLAIM drops a deleted entry from the PEL; they stay.)
         const later = waiting.filter((e) => !e.ghost);
         const pipeline = fixture.redis.pipeline();
-        for (const e of later) {
-          pipeline.call(
-            "XCLAIM",
-            stream,
-            "workers",
-            e.consumer,
-            0,
-            e.id,
-            "IDLE",
-            30_000,
-            "RETRYCOUNT",
-            e.deliveries,
-            "JUSTID",
-          );
-        }
+        for (const e of later) backdate(pipeline, stream, e, 30_000);
         await pipeline.exec();
         const third = await sweepOnce(group, context, neverAborted);
         expect(third.claimed).toBe(later.length);
