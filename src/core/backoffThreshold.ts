@@ -1,6 +1,6 @@
 /**
- * Backoff tiers (contract section 3, `backoffMs`, `backoffJitter`): how long a pending entry must
- * idle before a sweep claims it. The sweep script computes the same thing per entry in
+ * Backoff tiers (README "Backoff: later deliveries wait longer": `backoffMs`, `backoffJitter`):
+ * how long a pending entry must idle before a sweep claims it. The sweep script computes the same thing per entry in
  * src/scripts/lua/includes/backoff.lua; this is its exact mirror (a test runs both over many ids),
  * used where TypeScript needs the answer (the due-entries gauge, tests).
  *
@@ -17,6 +17,11 @@ export interface BackoffPolicy {
   jitterPermille: number;
   /** deadLetterAfterIdleMs (0: off): an entry idle this long is due whatever its tier. */
   deadLetterAfterIdleMs: number;
+  /**
+   * An entry delivered more times than this (its PEL count) is due whatever its idle time and
+   * tier: the sweep dead-letters it. Infinity for `monitor`, which never claims.
+   */
+  passedAfterDeliveries: number;
 }
 
 /** The jitter in thousandths, as the script gets it (backoffJitter is checked to be 0..0.5). */
@@ -29,6 +34,8 @@ export function backoffPolicy(group: {
   backoffMs?: readonly number[];
   backoffJitter?: number;
   deadLetterAfterIdleMs?: number;
+  maxDeliveries?: number;
+  action?: string;
 }): BackoffPolicy {
   const list = group.backoffMs ?? [];
   const tiers =
@@ -37,6 +44,8 @@ export function backoffPolicy(group: {
     tiers,
     jitterPermille: jitterPermille(group.backoffJitter ?? 0),
     deadLetterAfterIdleMs: group.deadLetterAfterIdleMs ?? 0,
+    passedAfterDeliveries:
+      group.action === "monitor" ? Infinity : (group.maxDeliveries ?? Infinity),
   };
 }
 
@@ -63,6 +72,7 @@ function jitterOffset(id: string, spread: number): number {
 /** The idle time (ms) from which an entry delivered `deliveries` times is due. */
 export function dueAfterMs(policy: BackoffPolicy, id: string, deliveries: number): number {
   const { tiers, jitterPermille: spread } = policy;
+  if (deliveries > policy.passedAfterDeliveries) return 0;
   const tier = Math.min(Math.max(deliveries, 1), tiers.length);
   const base = tiers[tier - 1] ?? 0;
   const threshold =

@@ -94,3 +94,35 @@ describe("stream_janitor_pending_due_entries", () => {
     expect(await gaugeValue(metrics.pendingDueEntries, { stream, group: "plain" })).toBe(4);
   });
 });
+
+describe("stream_janitor_pending_due_entries: entries delivered more than maxDeliveries times", () => {
+  it("counts them as due whatever their idle time, as the sweep dead-letters them (not for monitor)", async () => {
+    const stream = uniquePrefix("due-passed");
+    const add = (count: number, deliveries: number) =>
+      addStuckEntries(fixture.redis, stream, "workers", numberedBodies(count), {
+        idleMs: 0,
+        deliveries,
+      });
+    await add(3, 6); // passed maxDeliveries 5: due, though fresh
+    await add(2, 5); // at maxDeliveries: maybe in its last delivery, not due while fresh
+    await add(4, 1);
+    const settings = { minIdleMs: 60_000, maxDeliveries: 5, backoffMs: [60_000, 600_000] };
+    const group = groupConfig(stream, settings);
+    expect(await scanGroupPel(fixture.redis, group, neverAborted)).toMatchObject({
+      entries: 9,
+      dueEntries: 3,
+    });
+    const monitor = groupConfig(stream, { ...settings, action: "monitor" });
+    expect(await scanGroupPel(fixture.redis, monitor, neverAborted)).toMatchObject({
+      dueEntries: 0,
+    });
+    // Before the first scan, the oldest entry alone (fresh, passed) is known: due.
+    const policy = backoffPolicy(group);
+    expect(dueAfterMs(policy, "1-0", 6)).toBe(0);
+    expect(dueAfterMs(policy, "1-0", 5)).toBe(600_000);
+    expect(dueAfterMs(backoffPolicy(monitor), "1-0", 6)).toBe(600_000);
+    const { refresher, metrics } = createTestRefresher(fixture.redis, [group]);
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.pendingDueEntries, { stream, group: "workers" })).toBe(1);
+  });
+});

@@ -3,12 +3,14 @@
 sweepPage: one call of a sweep of one stream/group pair, atomically.
 
 Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
-entry), claims the idle entries of each window with XAUTOCLAIM (whose deleted ids are the
+entry), claims the due entries of each window with XAUTOCLAIM (whose deleted ids are the
 ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
-while the call's time budget allows. Requeue and dead-letter claim with XAUTOCLAIM JUSTID and
-read the bodies of claimed entries that are next to each other in the stream with one XRANGE
-(see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
-was acknowledged is no longer pending, what was handed off or put back is not idle any more.
+while the call's time budget allows. Due: idle past the claim threshold, or passed (delivered
+more than maxDeliveries times, by its XPENDING count) whatever its idle time. Requeue and
+dead-letter claim with XAUTOCLAIM JUSTID and read the bodies of claimed entries that are next to
+each other in the stream with one XRANGE (see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
+was acknowledged is no longer pending, what was handed off is not idle any more (nor passed: only
+an entry below maxDeliveries is handed off), what was put back was not written.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
 starts, instead of failing a write half-way, and only the declared keys may be touched. Every
@@ -28,13 +30,14 @@ KEYS[5]  optional fence key (src/sweep/slotFence.ts). One server: the lease key,
 ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   group, consumer    the group, and the janitor's own consumer (it owns claimed entries only
                      inside this call)
-  minIdleMs          only entries idle at least this long are claimed
+  minIdleMs          only entries idle at least this long are claimed (passed ones aside)
   cursor             first PEL id to look at (inclusive); 0-0 to start
   maxClaimed         at most this many entries are claimed by this call (<= 10000)
   maxExamined        at most this many PEL entries are looked at by this call
   firstWindow        size of the first window (later ones follow the cost seen so far)
   budgetUs           no new window is started once this much time was spent
-  maxDeliveries      dead-letter once the deliveries reach it
+  maxDeliveries      dead-letter once the deliveries reach it; an entry whose XPENDING count
+                     passed it is claimed (and dead-lettered) whatever its idle time
   action             requeue | reassign | dead-letter
   deadLetterMaxLen   MAXLEN ~ cap of the dead-letter stream; 0: never trimmed
   fence              the value KEYS[5] must hold, or 'token:<n>' on Cluster
@@ -378,7 +381,10 @@ local function handle(id, fields, entry)
     return
   end
   claimedCount = claimedCount + 1
-  if activeOwners and activeOwners[entry[2]] then fromActiveCount = fromActiveCount + 1 end
+  -- A passed entry claimed before it idled says nothing about minIdleMs.
+  if activeOwners and activeOwners[entry[2]] and entry[3] >= claimIdle then
+    fromActiveCount = fromActiveCount + 1
+  end
   -- `plain`: no field is named like a metadata field (every first incarnation). The copy of a
   -- plain entry is its own fields table (a fresh reply table) with the metadata appended.
   local plain = true
@@ -507,7 +513,7 @@ end
 -- The claimed entries of the last XAUTOCLAIM, and how many of them are handled.
 local claiming, handledCount = NONE, 0
 
--- Accounts for one XAUTOCLAIM over the run window[first..last] (idle entries next to each other
+-- Accounts for one XAUTOCLAIM over the run window[first..last] (due entries next to each other
 -- in the PEL): its claimed entries (`items`: id and fields) and its deleted ids come back in PEL
 -- order, and are matched against the run in one pass, without a lookup table; each claimed entry
 -- is handled. Returns the position after the last one accounted for.
@@ -559,7 +565,7 @@ local function settle(window, first, last, items, deleted)
 end
 
 -- Bodies in one sequential read. XAUTOCLAIM looks each claimed entry up in the stream twice
--- (does it exist, then its fields). For requeue and dead-letter, a run of idle entries is claimed
+-- (does it exist, then its fields). For requeue and dead-letter, a run of due entries is claimed
 -- with XAUTOCLAIM JUSTID (the existence check only; deleted entries are still removed and
 -- reported), and when the claimed entries are next to each other in the stream too (a crashed
 -- consumer's batch), one XRANGE reads their fields in one sequential pass. A requeue or a
@@ -599,9 +605,9 @@ end
 
 -- Claims the run's entries window[first..last] with JUSTID, reads their bodies and handles
 -- them. Returns the position after the last entry accounted for.
-local function claimAndRead(window, first, last)
+local function claimAndRead(window, first, last, runIdle)
   claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, claimIdle, window[first][1],
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, runIdle, window[first][1],
     'COUNT', last - first + 1, 'JUSTID')
   claiming, handledCount = reply[2], 0 -- until their bodies are read: put back on an error
   return settle(window, first, last, bodiesOf(reply[2]), reply[3] or NONE)
@@ -609,15 +615,19 @@ end
 
 -- One run: one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one
 -- up, so the claim never reaches past the run, whose owners are known, nor scans fresh entries).
--- Returns the position after the last entry it accounted for.
-local function sweepRun(window, first, last)
+-- `runIdle` is its min-idle: claimIdle, or 0 when the run holds a passed entry that is not idle
+-- (every entry of a run is due, and nothing else runs inside the script, so 0 claims exactly
+-- the run). Returns the position after the last entry it accounted for.
+local function sweepRun(window, first, last, runIdle)
   if rangeReads and last - first + 1 >= RANGE_MIN_RUN then
-    local position = claimAndRead(window, first, math.min(last, first + RANGE_PROBE - 1))
-    if rangeReads and position <= last then position = claimAndRead(window, position, last) end
+    local position = claimAndRead(window, first, math.min(last, first + RANGE_PROBE - 1), runIdle)
+    if rangeReads and position <= last then
+      position = claimAndRead(window, position, last, runIdle)
+    end
     return position
   end
   claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, claimIdle, window[first][1],
+  local reply = redis.call('XAUTOCLAIM', source, group, janitor, runIdle, window[first][1],
     'COUNT', last - first + 1)
   return settle(window, first, last, reply[2], reply[3] or NONE)
 end
@@ -646,7 +656,7 @@ local function markWaiting(window, count)
   for i = 1, count do
     local entry = window[i]
     local idle = entry[3]
-    if idle >= claimIdle and idle < alwaysDue
+    if idle >= claimIdle and idle < alwaysDue and entry[4] <= maxDeliveries
       and idle < dueAfter(tiers, tierCount, spread, entry[1],
         entry[4] + carriedDeliveries(entry[1])) then
       entry[3] = -1
@@ -654,35 +664,56 @@ local function markWaiting(window, count)
   end
 end
 
+-- Due: idle at least claimIdle (minIdle without backoff), or passed: delivered more than
+-- maxDeliveries times (the PEL's own count, no body read), whatever its idle time and tier. A
+-- consumer that re-reads its own PEL resets the idle time of a failing entry at each read: only
+-- its count shows it. At maxDeliveries it may still be in its last allowed delivery.
+local function due(entry)
+  return entry[3] >= claimIdle or entry[4] > maxDeliveries
+end
+
 -- One window: claims its due entries (at most `claimLimit`) and handles them. Returns the
--- number of entries examined. Due: idle at least claimIdle (minIdle without backoff).
+-- number of entries examined.
 local function sweepWindow(window, size, claimLimit)
   -- The window ends before its (claimLimit + 1)-th due entry.
   local examined = math.min(#window, size)
   if backoff then markWaiting(window, examined) end
-  local idleCount = 0
+  -- notIdle: due entries below claimIdle (passed ones), which XAUTOCLAIM claims only with 0.
+  local dueCount, notIdle = 0, 0
   for i = 1, examined do
-    if window[i][3] >= claimIdle then
-      if idleCount == claimLimit then
+    local entry = window[i]
+    local idle = entry[3] >= claimIdle
+    if idle or entry[4] > maxDeliveries then
+      if dueCount == claimLimit then
         examined = i - 1
         break
       end
-      idleCount = idleCount + 1
+      dueCount = dueCount + 1
+      if not idle then notIdle = notIdle + 1 end
     end
   end
-  if idleCount == 0 then return examined end
+  if dueCount == 0 then return examined end
 
   local claimStartedUs = nowUs()
   local ok, err = pcall(function()
     local first = 1
     while first <= examined do
-      if window[first][3] >= claimIdle then
-        local last = examined -- every entry idle: one run, the usual case of a stuck PEL
-        if idleCount < examined then
+      if due(window[first]) then
+        local last = examined -- every entry due: one run, the usual case of a stuck PEL
+        if dueCount < examined then
           last = first
-          while last < examined and window[last + 1][3] >= claimIdle do last = last + 1 end
+          while last < examined and due(window[last + 1]) do last = last + 1 end
         end
-        first = sweepRun(window, first, last)
+        local runIdle = claimIdle
+        if notIdle > 0 then
+          for i = first, last do
+            if window[i][3] < claimIdle then
+              runIdle = 0
+              break
+            end
+          end
+        end
+        first = sweepRun(window, first, last, runIdle)
       else
         first = first + 1
       end
