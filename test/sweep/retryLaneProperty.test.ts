@@ -39,16 +39,20 @@ function plan(
 ): Planned {
   let idleMs = Math.floor(random() * 5000);
   if (Math.abs(idleMs - MIN_IDLE_MS) < MARGIN_MS) idleMs = MIN_IDLE_MS + MARGIN_MS;
+  const consumer = `c${Math.floor(random() * 3)}`;
+  const deliveries = 1 + Math.floor(random() * maxPelDeliveries);
   return {
     stream,
     id,
     originalId,
-    consumer: `c${Math.floor(random() * 3)}`,
+    consumer,
     idleMs,
-    deliveries: 1 + Math.floor(random() * maxPelDeliveries),
+    deliveries,
     earlier,
     ghost: random() < 0.08,
-    due: idleMs >= MIN_IDLE_MS,
+    // Idle past minIdleMs, or delivered more than maxDeliveries times (its PEL count) whatever
+    // its idle time.
+    due: idleMs >= MIN_IDLE_MS || deliveries > MAX_DELIVERIES,
   };
 }
 
