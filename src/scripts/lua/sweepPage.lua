@@ -667,10 +667,8 @@ end
 -- Due: idle at least claimIdle (minIdle without backoff), or passed: delivered more than
 -- maxDeliveries times (the PEL's own count, no body read), whatever its idle time and tier. A
 -- consumer that re-reads its own PEL resets the idle time of a failing entry at each read: only
--- its count shows it. At maxDeliveries it may still be in its last allowed delivery.
-local function due(entry)
-  return entry[3] >= claimIdle or entry[4] > maxDeliveries
-end
+-- its count shows it. At maxDeliveries it may still be in its last allowed delivery. (Written
+-- out below where it runs per entry.)
 
 -- One window: claims its due entries (at most `claimLimit`) and handles them. Returns the
 -- number of entries examined.
@@ -698,11 +696,16 @@ local function sweepWindow(window, size, claimLimit)
   local ok, err = pcall(function()
     local first = 1
     while first <= examined do
-      if due(window[first]) then
+      local entry = window[first]
+      if entry[3] >= claimIdle or entry[4] > maxDeliveries then
         local last = examined -- every entry due: one run, the usual case of a stuck PEL
         if dueCount < examined then
           last = first
-          while last < examined and due(window[last + 1]) do last = last + 1 end
+          while last < examined do
+            local after = window[last + 1]
+            if after[3] < claimIdle and after[4] <= maxDeliveries then break end
+            last = last + 1
+          end
         end
         local runIdle = claimIdle
         if notIdle > 0 then
