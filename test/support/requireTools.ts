@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -28,7 +29,6 @@ export function missingRedisServer(path: string | undefined): string | undefined
  * can: /usr/bin/python3 (not a pyenv python3 on PATH) must import redis. `.ci/run` installs it.
  */
 export async function pythonRedisProblem(): Promise<string | undefined> {
-  const { execFile } = await import("node:child_process");
   return new Promise((resolve) => {
     execFile("/usr/bin/python3", ["-c", "import redis"], (error) => {
       resolve(

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { GroupConfig } from "../../src/core/configTypes.js";
+import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { commandCalls } from "../support/commandStats.js";
 import { streamEntries } from "../support/fabricatePel.js";
 import {
@@ -65,6 +66,41 @@ async function pendingCount(redis: Redis, stream: string): Promise<number> {
   return summary[0];
 }
 
+/** The janitor: a sweep every SWEEP_EVERY_MS (its sweep.intervalMs), at most 3,000. */
+function startSweeps(redis: Redis, group: ResolvedGroup): () => Promise<void> {
+  let sweeping = true;
+  const context = sweepContext(redis);
+  const sweeps = (async () => {
+    for (let count = 0; sweeping && count < 3000; count += 1) {
+      await sweepOnce(group, context, neverAborted);
+      await delay(SWEEP_EVERY_MS);
+    }
+  })();
+  return async () => {
+    sweeping = false;
+    await sweeps;
+  };
+}
+
+/** Adds numbered entries to `orders`; those in POISON carry a `poison` field. */
+class Producer {
+  readonly healthy: string[] = [];
+  produced = 0;
+  batches = 0;
+  constructor(private readonly redis: Redis) {}
+
+  async add(count: number): Promise<void> {
+    this.batches += 1;
+    const pipeline = this.redis.pipeline();
+    for (let i = 0; i < count; i += 1, this.produced += 1) {
+      const poison = POISON.has(this.produced) ? ["poison", "1"] : [];
+      if (poison.length === 0) this.healthy.push(String(this.produced));
+      pipeline.xadd("orders", "*", "n", String(this.produced), ...poison);
+    }
+    await pipeline.exec();
+  }
+}
+
 /** Runs the loop with the janitor until every entry is processed or dead-lettered. */
 async function run(program: Program, settings: Partial<GroupConfig>): Promise<Outcome> {
   const server = await startRedis();
@@ -79,48 +115,27 @@ async function run(program: Program, settings: Partial<GroupConfig>): Promise<Ou
   cleanup.push(() => fleet.stop());
   fleet.start("c1");
   fleet.start("c2");
-  let sweeping = true;
-  const context = sweepContext(server.client());
-  const sweeper = (async () => {
-    // The janitor's cadence (sweep.intervalMs), not a synchronisation.
-    for (; sweeping; await delay(SWEEP_EVERY_MS)) await sweepOnce(group, context, neverAborted);
-  })();
-  cleanup.push(async () => {
-    sweeping = false;
-    await sweeper;
-  });
+  cleanup.push(startSweeps(server.client(), group));
 
-  const healthy: string[] = [];
-  let produced = 0;
-  let batches = 0;
-  const add = async (count: number) => {
-    batches += 1;
-    const pipeline = redis.pipeline();
-    for (let i = 0; i < count; i += 1, produced += 1) {
-      const poison = POISON.has(produced) ? ["poison", "1"] : [];
-      if (poison.length === 0) healthy.push(String(produced));
-      pipeline.xadd("orders", "*", "n", String(produced), ...poison);
-    }
-    await pipeline.exec();
-  };
+  const producer = new Producer(redis);
   const deadLetters = async () => streamEntries(redis, group.deadLetterStream);
   // The producer's own pace: batches of 10, then a trickle of new work until every poison entry
   // is dead-lettered (new work keeps flowing meanwhile), bounded in count.
-  while (produced < ENTRIES) await add(10).then(() => delay(50));
-  while ((await deadLetters()).length < POISON.size && produced < ENTRIES + 400) {
-    await add(1).then(() => delay(100));
+  while (producer.produced < ENTRIES) await producer.add(10).then(() => delay(50));
+  while ((await deadLetters()).length < POISON.size && producer.produced < ENTRIES + 400) {
+    await producer.add(1).then(() => delay(100));
   }
   await waitFor(
     async () => {
       const pending = (await pendingCount(redis, "orders")) + (await pendingCount(redis, LANE));
       const done = (await redis.llen(PROCESSED)) + (await deadLetters()).length;
-      return pending === 0 && done >= produced;
+      return pending === 0 && done >= producer.produced;
     },
     { timeoutMs: 30_000, what: "every entry processed or dead-lettered" },
   );
   await fleet.stop();
   return {
-    healthy,
+    healthy: producer.healthy,
     processed: await redis.lrange(PROCESSED, 0, -1),
     deadLetters: (await deadLetters()).map((letter) => ({
       n: letter.fields.get("n") ?? "",
@@ -128,7 +143,7 @@ async function run(program: Program, settings: Partial<GroupConfig>): Promise<Ou
       reason: letter.fields.get("x-dead-letter-reason") ?? "",
     })),
     readCalls: (await commandCalls(redis, ["xreadgroup"])).xreadgroup ?? 0,
-    batches,
+    batches: producer.batches,
   };
 }
 
