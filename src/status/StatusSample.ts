@@ -18,6 +18,13 @@ export interface ReadableSample {
   deadLetters: number | null;
   retryLane: number | null;
   lastDeliveredId: string;
+  /**
+   * Redis reports no lag and no entries-read, yet the stream is not empty: Redis computes a lag
+   * whenever the position is the stream's last id, so entries were added after it. Trimming
+   * cannot remove them without emptying what comes before: only XDEL of every one of them, or
+   * XGROUP SETID past the stream's end, gives the same reply with nothing waiting.
+   */
+  addedAfterPosition?: boolean;
   /** XINFO GROUPS entries-read: the read position when Redis knows it. */
   entriesRead: number | null;
   /** Consumers of the group, the janitor's own left out. */

@@ -11,7 +11,8 @@ import type { StatusSample } from "./StatusSample.js";
  * of its scan), else 1 when the oldest pending entry is past its threshold (a lower bound), the
  * way stream_janitor_pending_due_entries counts them: one number for both. Lag: as lag_valid
  * judges it, unknown when Redis reports null or more than the stream holds (Redis before 8.0
- * over-reports it after trims), never a made-up number.
+ * over-reports it after trims), never a made-up number; but a null lag with no entries-read on
+ * a stream that is not empty still says that entries wait (addedAfterPosition), body-free.
  */
 export function sampleOf(
   reading: GroupReading,
@@ -23,6 +24,9 @@ export function sampleOf(
   if (reading.state === "unreachable") return undefined;
   if (reading.state !== "ok") return { readable: false, atMs: nowMs, error: reading.detail };
   const { values } = reading;
+  const entriesRead = values.activity?.entriesRead ?? null;
+  const addedAfterPosition =
+    values.lag === null && entriesRead === null && values.streamLength > 0 && groupLag !== false;
   return {
     readable: true,
     atMs: nowMs,
@@ -33,7 +37,8 @@ export function sampleOf(
     deadLetters: values.deadLetterLength ?? null,
     retryLane: values.retryLaneLength ?? null,
     lastDeliveredId: values.lastDeliveredId,
-    entriesRead: values.activity?.entriesRead ?? null,
+    ...(addedAfterPosition && values.activity !== undefined ? { addedAfterPosition } : {}),
+    entriesRead,
     consumerCount: values.activity?.consumerCount ?? 0,
     minConsumerIdleMs: values.activity?.minConsumerIdleMs ?? null,
   };
