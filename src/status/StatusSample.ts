@@ -25,6 +25,11 @@ export interface ReadableSample {
    * XGROUP SETID past the stream's end, gives the same reply with nothing waiting.
    */
   addedAfterPosition?: boolean;
+  /**
+   * action monitor only (the janitor never claims there): a pending entry delivered more than
+   * maxDeliveries times, the PEL scan's when it has one, else the oldest pending entry.
+   */
+  overDelivered?: { id: string; deliveries: number; maxDeliveries: number };
   /** XINFO GROUPS entries-read: the read position when Redis knows it. */
   entriesRead: number | null;
   /** Consumers of the group, the janitor's own left out. */

@@ -113,6 +113,22 @@ function rewindOf(run: readonly ReadableSample[]): Verdict | undefined {
  * lag > 0 in every sample (see there).
  */
 export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSettings): Verdict {
+  const verdict = judgeRun(samples, settings);
+  const latest = samples[samples.length - 1];
+  const over = latest?.readable === true ? latest.overDelivered : undefined;
+  if (over === undefined || verdict.provisional === true) return verdict;
+  // monitor never claims, so nothing dead-letters an entry past maxDeliveries: say which, as
+  // WARN where the group is otherwise fine, next to the reason where it is worse.
+  const entry =
+    `entry ${over.id} delivered ${over.deliveries} times, maxDeliveries ${over.maxDeliveries} ` +
+    "(action monitor: the janitor leaves it pending)";
+  if (verdict.status === "OK" || verdict.status === "UNKNOWN") {
+    return { status: "WARN", reason: `${entry}; ${verdict.reason}` };
+  }
+  return { ...verdict, reason: `${verdict.reason}; ${entry}` };
+}
+
+function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Verdict {
   const latest = samples[samples.length - 1];
   if (latest === undefined) {
     return { status: "UNKNOWN", reason: "not sampled yet", provisional: true };

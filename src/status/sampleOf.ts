@@ -1,8 +1,28 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
-import type { GroupReading } from "../scrape/GroupReading.js";
+import type { GroupReading, GroupValues } from "../scrape/GroupReading.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
-import type { StatusSample } from "./StatusSample.js";
+import type { ReadableSample, StatusSample } from "./StatusSample.js";
+
+/**
+ * The pending entry delivered the most times when that is past maxDeliveries: the PEL scan's
+ * maximum (exact as of its scan), else the oldest pending entry read now (a lower bound).
+ */
+function overDeliveredOf(
+  group: ResolvedGroup,
+  values: GroupValues,
+  scan: PelScanResult | undefined,
+): ReadableSample["overDelivered"] {
+  const { maxDeliveries } = group;
+  if (scan?.maxDeliveriesId !== undefined && scan.maxDeliveries > maxDeliveries) {
+    return { id: scan.maxDeliveriesId, deliveries: scan.maxDeliveries, maxDeliveries };
+  }
+  const id = values.oldestPendingId;
+  const deliveries = values.oldestPendingDeliveries;
+  return id !== undefined && deliveries > maxDeliveries
+    ? { id, deliveries, maxDeliveries }
+    : undefined;
+}
 
 /**
  * One group's sample from the shared read (readGroupSnapshots with `consumers`), or undefined
@@ -24,6 +44,8 @@ export function sampleOf(
   if (reading.state === "unreachable") return undefined;
   if (reading.state !== "ok") return { readable: false, atMs: nowMs, error: reading.detail };
   const { values } = reading;
+  const overDelivered =
+    group.action === "monitor" ? overDeliveredOf(group, values, scan) : undefined;
   const entriesRead = values.activity?.entriesRead ?? null;
   const addedAfterPosition =
     values.lag === null && entriesRead === null && values.streamLength > 0 && groupLag !== false;
@@ -38,6 +60,7 @@ export function sampleOf(
     retryLane: values.retryLaneLength ?? null,
     lastDeliveredId: values.lastDeliveredId,
     ...(addedAfterPosition && values.activity !== undefined ? { addedAfterPosition } : {}),
+    ...(overDelivered === undefined ? {} : { overDelivered }),
     entriesRead,
     consumerCount: values.activity?.consumerCount ?? 0,
     minConsumerIdleMs: values.activity?.minConsumerIdleMs ?? null,

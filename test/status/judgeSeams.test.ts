@@ -124,3 +124,33 @@ describe("judgeGroup: seen means within the window", () => {
     expect(verdict.reason).toContain("while consumers were seen (latest read attempt 15s ago)");
   });
 });
+
+describe("judgeGroup: a monitor group's entry delivered past maxDeliveries", () => {
+  // monitor never claims: nothing dead-letters the entry, so the status must name it.
+  const over = { id: "1732-0", deliveries: 9, maxDeliveries: 5 };
+
+  it("WARN naming the entry where the group would be OK", () => {
+    const sample = { pending: 1, overDelivered: over };
+    const verdict = judgeGroup([at(0, sample), at(10, sample)], reported);
+    expect(verdict).toEqual({
+      status: "WARN",
+      reason:
+        "entry 1732-0 delivered 9 times, maxDeliveries 5 (action monitor: the janitor leaves " +
+        "it pending); lag 0, 1 pending, 0 due over 10s",
+    });
+  });
+
+  it("a worse status keeps its verdict and names the entry too", () => {
+    const stuck = { pending: 1, due: 1, oldestPendingIdleMs: 40_000, overDelivered: over };
+    const verdict = judgeGroup([at(0, stuck), at(10, stuck)], reported);
+    expect(verdict.status).toBe("STUCK");
+    expect(verdict.reason).toMatch(
+      /; entry 1732-0 delivered 9 times, maxDeliveries 5 \(action monitor: the janitor leaves it pending\)$/u,
+    );
+  });
+
+  it("not while the window has one sample", () => {
+    const verdict = judgeGroup([at(0, { pending: 1, overDelivered: over })], reported);
+    expect(verdict).toMatchObject({ status: "UNKNOWN", provisional: true });
+  });
+});

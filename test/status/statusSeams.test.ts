@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { detectCapabilities } from "../../src/redis/detectCapabilities.js";
+import { scanGroupPel } from "../../src/scrape/PelScanner.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
@@ -92,5 +93,58 @@ describe("StatusSampler where Redis 7.0 and 7.2+ differ", () => {
     const lag = info?.[info.indexOf("lag") + 1];
     // 7.0 reports no lag here (nothing was deleted or trimmed); 7.2+ counts 500.
     expect(report?.sample.lag).toBe(lag === null ? null : 500);
+  });
+});
+
+describe("StatusSampler: a monitor group's entry delivered past maxDeliveries", () => {
+  it("WARN naming the entry (the oldest pending one, or the PEL scan's)", async () => {
+    const stream = uniquePrefix("monitor-over");
+    const [poison] = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1), {
+      consumer: "c1",
+      idleMs: 0,
+      deliveries: 9,
+    });
+    const group = groupConfig(stream, { action: "monitor", maxDeliveries: 5 });
+    const test = createTestSampler(fixture.redis, [group], { window: 3 });
+    await test.sampler.sampleOnce();
+    await test.sampler.sampleOnce();
+    const report = test.sampler.statusOf(group.id);
+    expect(report?.status, report?.reason).toBe("WARN");
+    expect(report?.reason).toMatch(
+      new RegExp(`^entry ${poison} delivered 9 times, maxDeliveries 5 \\(action monitor`, "u"),
+    );
+    // The PEL scan names the entry with the most deliveries too.
+    const scan = await scanGroupPel(fixture.redis, group, new AbortController().signal);
+    expect(scan).toMatchObject({ maxDeliveries: 9, maxDeliveriesId: poison });
+    // Another entry, not the oldest, found by the PEL scan.
+    test.pelScans.set(group.id, {
+      scannedAtMs: 0,
+      maxIdleMs: 0,
+      maxDeliveries: 12,
+      maxDeliveriesId: "1800000000000-7",
+      entries: 2,
+      dueEntries: 0,
+    });
+    await test.sampler.sampleOnce();
+    expect(test.sampler.statusOf(group.id)?.reason).toMatch(
+      /^entry 1800000000000-7 delivered 12 times, maxDeliveries 5 /u,
+    );
+  });
+
+  it("no such reason for a group that dead-letters (its sweep does), nor within maxDeliveries", async () => {
+    const stream = uniquePrefix("requeue-over");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1), {
+      consumer: "c1",
+      idleMs: 0,
+      deliveries: 5,
+    });
+    const monitor = groupConfig(stream, { action: "monitor", maxDeliveries: 5 });
+    const requeue = groupConfig(stream, { group: "workers", maxDeliveries: 2 });
+    for (const group of [monitor, requeue]) {
+      const test = createTestSampler(fixture.redis, [group], { window: 3 });
+      await test.sampler.sampleOnce();
+      await test.sampler.sampleOnce();
+      expect(test.sampler.statusOf(group.id)?.status).toBe("OK");
+    }
   });
 });
