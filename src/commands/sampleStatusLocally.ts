@@ -10,7 +10,7 @@ import { endpointOf, explainRedisError } from "../redis/explainRedisError.js";
 import { StatusSampler } from "../status/StatusSampler.js";
 
 /** Samples the command takes when no janitor answers: the fewest that give a verdict, plus one. */
-export const LOCAL_SAMPLES = 3;
+const LOCAL_SAMPLES = 3;
 
 /** A status sample waits this long for one reply. */
 const COMMAND_TIMEOUT_MS = 5000;
