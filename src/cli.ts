@@ -4,6 +4,7 @@
 // the logger, metrics, the lease) is imported once the command is known, and only its own.
 import { parseArgs } from "node:util";
 import { ConfigError } from "./config/ConfigError.js";
+import { DURATION_FORM, parseDuration } from "./config/parseDuration.js";
 import { DAEMON_COMMAND_HELP } from "./commands/daemonCommandHelp.js";
 import { EXIT } from "./commands/exitCodes.js";
 import { Interruption } from "./commands/Interruption.js";
@@ -40,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
         json: { type: "boolean" },
         offline: { type: "boolean" },
         url: { type: "string" },
+        window: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -67,13 +69,20 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`stream-janitor: ${problem}\n\n${known?.help ?? USAGE}\n`);
     return EXIT.usage;
   }
-  for (const option of ["json", "offline", "url"] as const) {
+  for (const option of ["json", "offline", "url", "window"] as const) {
     if (values[option] !== undefined && !known.options.includes(option)) {
       process.stderr.write(
         `stream-janitor ${command}: unknown option --${option}\n\n${known.help}\n`,
       );
       return EXIT.usage;
     }
+  }
+  const windowMs = statusWindowMs(values.window);
+  if (windowMs === undefined) {
+    process.stderr.write(
+      `stream-janitor ${command}: --window expects a duration from 100ms to 1m (${DURATION_FORM}), got ${values.window}\n\n${known.help}\n`,
+    );
+    return EXIT.usage;
   }
 
   let config;
@@ -102,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
     command === "sweep"
       ? await loadSweep(values.json === true)
       : command === "status"
-        ? await loadStatus(values.json === true, values.url)
+        ? await loadStatus(values.json === true, values.url, windowMs)
         : await loadCheckConfig(values.offline === true);
   // The one-shot commands exit 130 (SIGINT) or 143 (SIGTERM) when interrupted, all alike.
   const interruption = new Interruption();
@@ -131,10 +140,21 @@ async function loadCheckConfig(offline: boolean): Promise<OneShot> {
   return (config, interruption) => runCheckConfigCommand(config, { offline, interruption });
 }
 
-async function loadStatus(json: boolean, url: string | undefined): Promise<OneShot> {
+async function loadStatus(
+  json: boolean,
+  url: string | undefined,
+  windowMs: number,
+): Promise<OneShot> {
   const { runStatusCommand } = await import("./commands/runStatusCommand.js");
   return (config, interruption) =>
-    runStatusCommand(config, { json, url, signal: interruption.signal });
+    runStatusCommand(config, { json, url, windowMs, signal: interruption.signal });
+}
+
+/** `status --window`: how long the command samples by itself (default 2 s); undefined if bad. */
+function statusWindowMs(value: string | undefined): number | undefined {
+  if (value === undefined) return 2000;
+  const ms = parseDuration(value);
+  return ms !== undefined && ms >= 100 && ms <= 60_000 ? ms : undefined;
 }
 
 /** The usage to show after a parse error: the command's own when argv starts with one. */

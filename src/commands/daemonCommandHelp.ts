@@ -6,7 +6,7 @@ export interface DaemonCommandHelp {
   /** One line for the overall usage. */
   readonly synopsis: string;
   /** The options it takes besides --config and --help. */
-  readonly options: readonly ("json" | "offline" | "url")[];
+  readonly options: readonly ("json" | "offline" | "url" | "window")[];
   readonly help: string;
 }
 
@@ -86,26 +86,34 @@ Examples:
   stream-janitor check-config --config config.yaml --offline     # in CI, without Redis`,
   },
   status: {
-    synopsis: "status [--config FILE] [--json] [--url URL]",
-    options: ["json", "url"],
-    help: `Usage: stream-janitor status [--config FILE] [--json] [--url URL]
+    synopsis: "status [--config FILE] [--json] [--url URL] [--window D]",
+    options: ["json", "url", "window"],
+    help: `Usage: stream-janitor status [--config FILE] [--json] [--url URL] [--window D]
 
 Every group's health status (OK, WARN, STALL, STOP, STUCK, REWIND, ERROR, UNKNOWN), since when,
 and why, as a running janitor judges it: the verdicts need a window of samples over time, which
-only \`stream-janitor run\` keeps, so this command asks one (GET /status.json) at --url, else at
+\`stream-janitor run\` keeps, so this command asks one (GET /status.json) at --url, else at
 http.host:http.port of the configuration (0.0.0.0 and :: meaning this machine), with the
-credentials of http.auth.bearerTokenFile or http.auth.basicAuthFile. It never contacts Redis.
+credentials of http.auth.bearerTokenFile or http.auth.basicAuthFile.
+Without --url, when no janitor answers there, it samples Redis itself: 3 samples of every
+configured and discovered group over --window (2s), judged by the janitor's rules, and says so
+("sampled by this command"; in --json "sampledBy":"command"). A consumer is seen as the janitor
+sees it (a read attempt within status.intervalMs x status.window); the verdicts that compare
+samples (STALL, STUCK, WARN, REWIND) look only at that short window.
 The table lists the statuses that need attention first, with lag, pending and due entries; the
 header line names the janitor that answered (leader or replica) and its Redis server.
 
 Options:
 ${CONFIG_HELP}
-      --json          print the /status.json body exactly as the janitor served it
-      --url URL       the janitor to ask (e.g. http://janitor-0.janitor:9478)
+      --json          print the /status.json body exactly as the janitor served it (or the
+                      command's own report, with "sampledBy":"command")
+      --url URL       the janitor to ask (e.g. http://janitor-0.janitor:9478); never samples
+      --window D      how long to sample when no janitor answers: 100ms to 1m (default 2s)
 
 Exit codes: 0 every group is OK or UNKNOWN, 1 some group has a bad status (ERROR, REWIND, STOP,
-STALL, STUCK, WARN), or no janitor answered, or it refused the credentials; 78 invalid
-configuration. Handy in scripts: \`stream-janitor status >/dev/null || page-someone\`.
+STALL, STUCK, WARN), or no janitor answered and Redis could not be sampled, or the janitor
+refused the credentials; 78 invalid configuration.
+Handy in scripts: \`stream-janitor status >/dev/null || page-someone\`.
 
 Examples:
   stream-janitor status --config /etc/stream-janitor/config.yaml

@@ -5,6 +5,7 @@ import { ConfigError, ConfigProblems } from "./ConfigError.js";
 import { janitorSchema } from "./configSchema.js";
 import { isMapping } from "./checkFileValues.js";
 import { findDuplicateJsonKey } from "./findDuplicateJsonKey.js";
+import { MAX_CONFIG_NESTING, nestsDeeperThan } from "./nestingDepth.js";
 import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
 import { readHttpCredentials } from "./httpCredentials.js";
@@ -97,6 +98,9 @@ async function readConfigFile(
   if ("problem" in parsed) {
     throw new ConfigError(path, undefined, `valid ${format}: ${parsed.problem}`);
   }
+  if ("tooDeep" in parsed || nestsDeeperThan(parsed.value, MAX_CONFIG_NESTING)) {
+    throw new ConfigError(path, undefined, TOO_DEEP);
+  }
   // An empty YAML file (or one whose every line is commented out) means "all defaults".
   if (parsed.value === null || parsed.value === undefined) return {};
   if (!isMapping(parsed.value)) {
@@ -106,7 +110,16 @@ async function readConfigFile(
   return parsed.value;
 }
 
-type Parsed = { value: unknown } | { problem: string };
+type Parsed = { value: unknown } | { problem: string } | { tooDeep: true };
+
+const TOO_DEEP =
+  `at most ${MAX_CONFIG_NESTING} levels of nested arrays and mappings ` +
+  "(this file nests deeper; a configuration needs about 5)";
+
+/** The parsers recurse: a file nested 100,000 deep overflows their stack. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/iu.test(error.message);
+}
 
 /**
  * V8's messages quote the source, and the source may hold a password: keep only the position.
@@ -122,6 +135,7 @@ function parseJson(text: string): Parsed {
       problem: `${path} is given twice (lines ${firstLine} and ${secondLine}); give each key once`,
     };
   } catch (error) {
+    if (isStackOverflow(error)) return { tooDeep: true };
     const message = error instanceof Error ? error.message : "";
     const position = /at position (\d+)/u.exec(message)?.[1];
     if (position === undefined) return { problem: "syntax error" };
@@ -147,6 +161,8 @@ async function parseYamlText(text: string): Promise<Parsed> {
   const document = parseDocument(text, { logLevel: "silent", uniqueKeys: true });
   const [first] = [...document.errors, ...document.warnings];
   if (first === undefined) return documentValue(document);
+  // yaml reports its own stack overflow as a parse error at the place it gave up.
+  if (/maximum call stack/iu.test(first.message)) return { tooDeep: true };
   const position = first.linePos?.[0];
   const where = position === undefined ? "" : ` at line ${position.line}, column ${position.col}`;
   const upToFault = text
@@ -169,6 +185,7 @@ function documentValue(document: Document): Parsed {
   try {
     return { value: document.toJS() as unknown };
   } catch (error) {
+    if (isStackOverflow(error)) return { tooDeep: true };
     if (!(error instanceof ReferenceError) || !/excessive alias count/iu.test(error.message)) {
       throw error;
     }

@@ -53,6 +53,11 @@ export interface GroupStatusReport {
 
 /** The body of GET /status.json. */
 export interface StatusReport {
+  /**
+   * "command": `stream-janitor status` sampled Redis itself because no janitor answered. A
+   * janitor's /status.json leaves it out.
+   */
+  sampledBy?: "command";
   /** Unix ms (Redis clock) of the latest sample; 0 before the first. */
   generatedAt: number;
   /**

@@ -52,6 +52,13 @@ export const METRIC_TABLE = {
       help: "Largest delivery count in the group's PEL: exact as of the last paged PEL scan (see pel_scan_timestamp_seconds), raised to the oldest pending entry's count read at scrape time; 0 while the PEL is empty.",
       labelNames: GROUP,
     },
+    groupMaxDeliveries: {
+      name: "stream_janitor_group_max_deliveries",
+      type: "gauge",
+      perGroup: true,
+      help: "The group's configured maxDeliveries, beside pending_max_deliveries for alerts that compare the two (action monitor never dead-letters an entry delivered more times); for readable groups.",
+      labelNames: GROUP,
+    },
     pelScanTimestampSeconds: {
       name: "stream_janitor_pel_scan_timestamp_seconds",
       type: "gauge",

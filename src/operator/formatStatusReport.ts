@@ -34,6 +34,10 @@ function headerLine(report: StatusReport): string {
     server.product === null
       ? `server not detected yet (${server.mode})`
       : `${server.product} ${server.version ?? "?"} ${server.mode}`;
+  if (report.sampledBy === "command") {
+    const span = formatDuration(sampling.intervalMs * (sampling.window - 1));
+    return `sampled by this command, ${sampling.window} samples over ${span}, ${product}`;
+  }
   const window = `sampled every ${formatDuration(sampling.intervalMs)} over ${sampling.window} samples`;
   return `${who}, ${product}, ${window}`;
 }

@@ -14,12 +14,13 @@ import { PeriodicTask } from "../core/PeriodicTask.js";
 import { backgroundTimers, type Timers } from "../core/timers.js";
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 
-/** The exact PEL extremes of one group, as of one full scan. */
+/** The exact PEL extremes of one group as of one full scan, and the first id at maxDeliveries. */
 export interface PelScanResult {
   /** Redis TIME (Unix ms) when this group's scan started. */
   scannedAtMs: number;
   maxIdleMs: number;
   maxDeliveries: number;
+  maxDeliveriesId?: string;
   entries: number;
   /**
    * Entries idle past their claim threshold (minIdleMs, or their backoff tier with its jitter,
@@ -53,14 +54,10 @@ function realTimer(callback: () => void, delayMs: number): () => void {
 
 /** The setTimer option as Timers: the handle is the cancel function. */
 function timersOf(setTimer: NonNullable<PelScannerOptions["setTimer"]>): Timers {
-  return {
-    setTimeout: (callback, ms) => setTimer(callback, ms),
-    clearTimeout: (cancel) => (cancel as () => void)(),
-  };
+  return { setTimeout: setTimer, clearTimeout: (cancel) => (cancel as () => void)() };
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
-
 const DEFAULT_PAGE_TIMEOUT_MS = 10_000;
 
 interface PageOptions {
@@ -235,7 +232,10 @@ export async function scanGroupPel(
   for (;;) {
     for (const entry of entries) {
       if (entry.idleMs > result.maxIdleMs) result.maxIdleMs = entry.idleMs;
-      if (entry.deliveries > result.maxDeliveries) result.maxDeliveries = entry.deliveries;
+      if (entry.deliveries > result.maxDeliveries) {
+        result.maxDeliveries = entry.deliveries;
+        result.maxDeliveriesId = entry.id;
+      }
       if (entry.idleMs >= dueAfterMs(policy, entry.id, entry.deliveries)) result.dueEntries += 1;
     }
     result.entries += entries.length;

@@ -20,6 +20,7 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.pendingMaxIdleSeconds,
     metrics.pendingOldestAgeSeconds,
     metrics.pendingMaxDeliveries,
+    metrics.groupMaxDeliveries,
     metrics.pelScanTimestampSeconds,
     metrics.pendingDueEntries,
     metrics.lagEntries,
@@ -140,6 +141,7 @@ function setGroup(
   const maxDeliveries = Math.max(scan?.maxDeliveries ?? 0, values.oldestPendingDeliveries);
   metrics.pendingMaxIdleSeconds.set(labels, empty ? 0 : seconds(maxIdleMs));
   metrics.pendingMaxDeliveries.set(labels, empty ? 0 : maxDeliveries);
+  metrics.groupMaxDeliveries.set(labels, group.maxDeliveries);
   if (scan !== undefined) metrics.pelScanTimestampSeconds.set(labels, scan.scannedAtMs / 1000);
   const due = dueEntries(group, values, scan);
   metrics.pendingDueEntries.set(labels, due);

@@ -18,6 +18,18 @@ export interface ReadableSample {
   deadLetters: number | null;
   retryLane: number | null;
   lastDeliveredId: string;
+  /**
+   * Redis reports no lag and no entries-read, yet the stream is not empty: Redis computes a lag
+   * whenever the position is the stream's last id, so entries were added after it. Trimming
+   * cannot remove them without emptying what comes before: only XDEL of every one of them, or
+   * XGROUP SETID past the stream's end, gives the same reply with nothing waiting.
+   */
+  addedAfterPosition?: boolean;
+  /**
+   * action monitor only (the janitor never claims there): a pending entry delivered more than
+   * maxDeliveries times, the PEL scan's when it has one, else the oldest pending entry.
+   */
+  overDelivered?: { id: string; deliveries: number; maxDeliveries: number };
   /** XINFO GROUPS entries-read: the read position when Redis knows it. */
   entriesRead: number | null;
   /** Consumers of the group, the janitor's own left out. */

@@ -198,6 +198,7 @@ export class StatusSampler implements StatusBoard {
     const verdict = judgeGroup(track.samples, {
       stuckAfterMs: configured.stuckAfterMs > 0 ? configured.stuckAfterMs : 10 * group.minIdleMs,
       seenWithinMs: configured.intervalMs * configured.window,
+      readAttemptsReported: this.capabilities?.consumerInactive ?? true,
     });
     const before = track.report;
     const changed = before === undefined || before.status !== verdict.status;

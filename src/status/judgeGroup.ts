@@ -10,6 +10,13 @@ export interface JudgeSettings {
    * attempt) is below this: the window's duration, status.intervalMs x status.window.
    */
   seenWithinMs: number;
+  /**
+   * Whether the server's XINFO CONSUMERS idle counts every read attempt, empty ones too (7.2+,
+   * the servers with an `inactive` field). Where it does not (7.0), a consumer polling with
+   * nothing new looks idle, so due pending alone is no evidence that nobody reads: STOP then
+   * needs lag > 0 (a live consumer would have read that work and been seen). Default true.
+   */
+  readAttemptsReported?: boolean;
 }
 
 export interface Verdict {
@@ -45,10 +52,38 @@ function positionText(sample: ReadableSample): string {
     : `entries-read ${sample.entriesRead}`;
 }
 
-function lastSeen(sample: ReadableSample): string {
-  return sample.minConsumerIdleMs === null
+/**
+ * Redis time of the latest read attempt any sample of the run saw (atMs - idle), or undefined.
+ * The latest sample alone would miss a consumer deleted since it was seen.
+ */
+function lastAttemptAt(run: readonly ReadableSample[]): number | undefined {
+  let latest: number | undefined;
+  for (const sample of run) {
+    if (sample.minConsumerIdleMs === null) continue;
+    const at = sample.atMs - sample.minConsumerIdleMs;
+    if (latest === undefined || at > latest) latest = at;
+  }
+  return latest;
+}
+
+function lastSeen(attemptAt: number | undefined, nowMs: number): string {
+  return attemptAt === undefined
     ? "no consumer"
-    : `latest read attempt ${secs(sample.minConsumerIdleMs)} ago`;
+    : `latest read attempt ${secs(nowMs - attemptAt)} ago`;
+}
+
+/** Entries wait after the read position: lag > 0, or a null lag known to hide some. */
+function behind(sample: ReadableSample): boolean {
+  return (sample.lag ?? 0) > 0 || sample.addedAfterPosition === true;
+}
+
+function lagText(sample: ReadableSample): string {
+  if (sample.lag === null && sample.addedAfterPosition === true) {
+    return (
+      `lag unknown but > 0: entries were added after last-delivered id ` + sample.lastDeliveredId
+    );
+  }
+  return `lag ${sample.lag ?? "unknown"}`;
 }
 
 function rewindOf(run: readonly ReadableSample[]): Verdict | undefined {
@@ -78,6 +113,22 @@ function rewindOf(run: readonly ReadableSample[]): Verdict | undefined {
  * lag > 0 in every sample (see there).
  */
 export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSettings): Verdict {
+  const verdict = judgeRun(samples, settings);
+  const latest = samples[samples.length - 1];
+  const over = latest?.readable === true ? latest.overDelivered : undefined;
+  if (over === undefined || verdict.provisional === true) return verdict;
+  // monitor never claims, so nothing dead-letters an entry past maxDeliveries: say which, as
+  // WARN where the group is otherwise fine, next to the reason where it is worse.
+  const entry =
+    `entry ${over.id} delivered ${over.deliveries} times, maxDeliveries ${over.maxDeliveries} ` +
+    "(action monitor: the janitor leaves it pending)";
+  if (verdict.status === "OK" || verdict.status === "UNKNOWN") {
+    return { status: "WARN", reason: `${entry}; ${verdict.reason}` };
+  }
+  return { ...verdict, reason: `${verdict.reason}; ${entry}` };
+}
+
+function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Verdict {
   const latest = samples[samples.length - 1];
   if (latest === undefined) {
     return { status: "UNKNOWN", reason: "not sampled yet", provisional: true };
@@ -98,18 +149,19 @@ export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSett
   const rewind = rewindOf(run);
   if (rewind !== undefined) return rewind;
 
-  const seen = run.some(
-    (sample) =>
-      sample.minConsumerIdleMs !== null && sample.minConsumerIdleMs < settings.seenWithinMs,
-  );
-  const waits = (latest.lag ?? 0) > 0 || latest.due > 0;
-  const work = `lag ${latest.lag ?? "unknown"}, ${latest.due} due pending`;
+  // Seen: a read attempt within the window (seenWithinMs) before the latest sample, whatever
+  // the samples' spacing (slow rounds stretch a window of samples far beyond its duration).
+  const attemptAt = lastAttemptAt(run);
+  const seen = attemptAt !== undefined && latest.atMs - attemptAt < settings.seenWithinMs;
+  const dueCounts = settings.readAttemptsReported !== false && latest.due > 0;
+  const waits = behind(latest) || dueCounts;
+  const work = `${lagText(latest)}, ${latest.due} due pending`;
   if (waits && !seen) {
     const who =
       latest.consumerCount === 0
         ? "the group has no consumer"
         : `no consumer read in ${secs(settings.seenWithinMs)} ` +
-          `(${latest.consumerCount} consumers, ${lastSeen(latest)})`;
+          `(${latest.consumerCount} consumers, ${lastSeen(attemptAt, latest.atMs)})`;
     return { status: "STOP", reason: `work waits (${work}) and ${who}` };
   }
 
@@ -119,7 +171,8 @@ export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSett
       status: "STALL",
       reason:
         `lag ${first.lag ?? 0} -> ${latest.lag ?? 0} and the read position stayed at ` +
-        `${positionText(latest)} for ${spanText} while consumers were seen (${lastSeen(latest)})`,
+        `${positionText(latest)} for ${spanText} while consumers were seen ` +
+        `(${lastSeen(attemptAt, latest.atMs)})`,
     };
   }
 
@@ -147,6 +200,15 @@ export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSett
     };
   }
 
+  if (latest.lag === null && latest.addedAfterPosition === true) {
+    return {
+      status: "UNKNOWN",
+      reason:
+        `lag unknown: Redis has no entries-read count for the group yet (created or moved at ` +
+        `an id other than 0 or the stream's end); entries were added after last-delivered id ` +
+        `${latest.lastDeliveredId}; ${latest.pending} pending, ${latest.due} due`,
+    };
+  }
   if (latest.lag === null) {
     return {
       status: "UNKNOWN",

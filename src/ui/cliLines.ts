@@ -9,9 +9,19 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/gu, "'\\''")}'`;
 }
 
+/**
+ * `--name value`, or `--name=value` when the value starts with a dash: the CLI's parser
+ * (node:util parseArgs) refuses `--group --all` as ambiguous, whatever the shell quoting.
+ */
+function option(name: string, value: string): string {
+  return value.startsWith("-")
+    ? `--${name}=${shellQuote(value)}`
+    : `--${name} ${shellQuote(value)}`;
+}
+
 /** The operator commands one would run next for the group, ready to copy. */
 export function cliLines(group: ResolvedGroup): string[] {
-  const target = `--stream ${shellQuote(group.stream)} --group ${shellQuote(group.group)}`;
+  const target = `${option("stream", group.stream)} ${option("group", group.group)}`;
   const reapIdle = group.reapConsumersIdleMs ?? 0;
   return [
     `stream-janitor dlq list ${target} --limit 20`,

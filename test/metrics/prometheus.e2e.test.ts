@@ -63,6 +63,9 @@ async function fabricateInitialState(): Promise<void> {
     await redis.xadd(streams.lagUnknown, `${t}-${seq}`, "n", "x");
   await redis.xdel(streams.lagUnknown, `${t}-2`);
   await redis.xgroup("CREATE", streams.lagUnknown, "workers", `${t}-1`);
+  // Entries wait after its position: with no consumer in sight that group would be STOP too.
+  // A consumer just created counts as seen for the whole window: the lag alone is unknown.
+  await redis.xgroup("CREATECONSUMER", streams.lagUnknown, "workers", "c");
   // An hour-old entry never delivered to the group, behind one it was given (and acknowledged).
   await redis.xadd(streams.lagging, `${now - 3_600_001}-0`, "n", "x");
   await redis.xadd(streams.lagging, `${now - 3_600_000}-0`, "n", "x");

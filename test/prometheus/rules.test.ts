@@ -51,6 +51,7 @@ const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "stream_janitor_lag_seconds",
   "stream_janitor_pending_oldest_age_seconds",
   "stream_janitor_pending_max_deliveries",
+  "stream_janitor_group_max_deliveries",
   // Maintenance (reaping, safe retention).
   "stream_janitor_consumers_reaped_total",
   "stream_janitor_trimmed_entries_total",

@@ -93,7 +93,9 @@ describe("judgeGroup (contract section 9, first match wins)", () => {
 
   it("not STOP when a consumer was seen at any sample, or when no work waits", () => {
     const gone = { minConsumerIdleMs: 45_000, lag: 5 };
-    const seenOnce = window({ ...gone, minConsumerIdleMs: 29_999 }, gone, gone);
+    // Seen once: a read attempt 29.999 s before the latest sample (within the 30 s window).
+    // An attempt seen at the first sample but 50 s before the latest is not seen any more.
+    const seenOnce = window(gone, { ...gone, minConsumerIdleMs: 19_999 }, gone);
     expect(judgeGroup(seenOnce, settings).status).not.toBe("STOP");
     const idle = { minConsumerIdleMs: 45_000, ...frozen };
     expect(judgeGroup(window(idle, idle, idle), settings).status).toBe("OK");
