@@ -20,6 +20,13 @@ export interface GroupValues {
   streamLength: number;
   /** XLEN of the dead-letter stream; undefined when that key is not a stream. */
   deadLetterLength: number | undefined;
+  /**
+   * The group's own dead letters, wherever they are kept: the XLEN of its dead-letter index
+   * (src/core/deadLetterIndex.ts); undefined when that key is not a stream.
+   */
+  deadLetters?: number | undefined;
+  /** False (or absent) while the index is still being built from older dead letters. */
+  deadLettersExact?: boolean;
   /** XLEN of the group's retry lane; undefined without one (or when that key is not a stream). */
   retryLaneLength?: number | undefined;
   /** The read position and the consumers' latest read attempt: only when the read asked for it. */

@@ -28,6 +28,8 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.backlogEntries,
     metrics.streamLengthEntries,
     metrics.deadLetterLengthEntries,
+    metrics.deadLettersEntries,
+    metrics.deadLetterStreamLengthEntries,
     metrics.retryLaneLengthEntries,
     metrics.consumerPendingEntries,
     metrics.groupReadable,
@@ -172,6 +174,25 @@ function setGroup(
 }
 
 /**
+ * The group's own dead letters (only once its index is built: a count that is still growing
+ * would say too few), and its dead-letter stream's length, once per stream: the groups sharing
+ * it set the same series to the same value.
+ */
+function setDeadLetters(
+  metrics: JanitorMetrics,
+  labels: GroupLabels,
+  stream: Readonly<{ stream: string }>,
+  values: GroupValues,
+): void {
+  if (values.deadLetters !== undefined && values.deadLettersExact === true) {
+    metrics.deadLettersEntries.set(labels, values.deadLetters);
+  }
+  if (values.deadLetterLength !== undefined) {
+    metrics.deadLetterStreamLengthEntries.set(stream, values.deadLetterLength);
+  }
+}
+
+/**
  * Replaces every Redis-derived sample with what this scrape read, synchronously, so a scrape
  * never sees half of one refresh and half of another, and series of groups, streams or
  * consumers that went away disappear instead of freezing.
@@ -196,5 +217,6 @@ export function applyGroupGauges(
     if (reading.state !== "ok") continue;
     const { group, values } = reading;
     setGroup(metrics, group, labels, values, snapshot.nowMs, scans.get(group.id), options);
+    setDeadLetters(metrics, labels, series.stream(group.deadLetterStream), values);
   }
 }

@@ -30,7 +30,8 @@ export function sampleOf(
     pending: values.pending,
     due: dueEntries(group, values, scan),
     oldestPendingIdleMs: values.pending === 0 ? 0 : values.oldestPendingIdleMs,
-    deadLetters: values.deadLetterLength ?? null,
+    // The group's own dead letters; unknown (null) while its index is still being built.
+    deadLetters: values.deadLettersExact === true ? (values.deadLetters ?? null) : null,
     retryLane: values.retryLaneLength ?? null,
     lastDeliveredId: values.lastDeliveredId,
     entriesRead: values.activity?.entriesRead ?? null,
