@@ -34,11 +34,13 @@ metadata.lua.
 local deadLetters, index, state = KEYS[1], KEYS[2], KEYS[3]
 local source, group, pageSize = ARGV[1], ARGV[2], tonumber(ARGV[3])
 
+local found = {}
 for key, wanted in pairs({ [deadLetters] = 'stream', [index] = 'stream', [state] = 'hash' }) do
   local keyType = redis.call('TYPE', key)['ok']
   if keyType ~= wanted and keyType ~= 'none' then
     return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a ' .. wanted)
   end
+  found[key] = keyType ~= 'none'
 end
 if redis.call('HGET', state, 'complete') == '1' then return { 1, 0 } end
 
@@ -57,7 +59,9 @@ if not cursor then
   redis.call('DEL', index)
   cursor = '0-0'
 end
-local page = redis.call('XRANGE', deadLetters, '(' .. cursor, '+', 'COUNT', pageSize)
+-- No dead-letter stream yet: nothing to read, the (empty) index is complete at once.
+local page = found[deadLetters]
+  and redis.call('XRANGE', deadLetters, '(' .. cursor, '+', 'COUNT', pageSize) or {}
 local wanted = metadataNames(DEAD_LETTER_METADATA)
 local indexed = 0
 for _, entry in ipairs(page) do

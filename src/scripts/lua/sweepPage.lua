@@ -193,6 +193,12 @@ if fenceToken then redis.call('SET', KEYS[5], fenceToken) end
 -- the dead-letter stream, and writing here would leave gaps below its cursor). Dead letters that
 -- deadLetterMaxLen dropped, whichever group's write did it, leave the index too.
 local indexing = redis.call('HGET', indexStateKey, 'complete') == '1'
+if not indexing and (not exists[deadLetters] or redis.call('XLEN', deadLetters) == 0) then
+  -- No dead letter written before the index: it is complete from the start (once per group).
+  redis.call('DEL', indexKey, indexStateKey)
+  redis.call('HSET', indexStateKey, 'complete', '1')
+  indexing = true
+end
 if indexing then
   local floor = redis.call('GET', indexFloorKey)
   if floor then redis.call('XTRIM', indexKey, 'MINID', floor) end
