@@ -3,7 +3,7 @@ import type { GroupStatus } from "../core/groupStatus.js";
 import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { scanGroupPel } from "../scrape/PelScanner.js";
-import { type GroupReading } from "../scrape/GroupReading.js";
+import { ownDeadLetters, type GroupReading } from "../scrape/GroupReading.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import type { RedisClient } from "../redis/RedisClient.js";
@@ -147,8 +147,8 @@ function inspectGroup(
     lagMs: age(ids.firstUndeliveredId) ?? 0,
     ...(streamLength === undefined ? {} : { streamLength }),
     deadLetterLength: values.deadLetterLength ?? 0,
-    deadLetters: values.deadLetters ?? 0,
-    ...(values.deadLettersExact === true ? {} : { deadLettersAtLeast: true as const }),
+    deadLetters: ownDeadLetters(values).count,
+    ...(ownDeadLetters(values).exact ? {} : { deadLettersAtLeast: true as const }),
     oldestDeadLetterAgeMs: age(oldestDeadLetterId),
     retentionHeadroomMs: headroom,
     ...(group.retryLaneStream === undefined

@@ -48,3 +48,12 @@ export interface ScrapeSnapshot {
   streamLengths: Map<string, number>;
   groups: GroupReading[];
 }
+
+/**
+ * The group's own dead letters and whether that count is exact: its index's length once the
+ * index is built, and 0 (exact) whenever the dead-letter stream is empty or missing, built or not.
+ */
+export function ownDeadLetters(values: GroupValues): { count: number; exact: boolean } {
+  if (values.deadLetterLength === 0) return { count: 0, exact: true };
+  return { count: values.deadLetters ?? 0, exact: values.deadLettersExact === true };
+}

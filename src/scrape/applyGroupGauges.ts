@@ -2,7 +2,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { GroupGauge } from "../metrics/GroupGauge.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
-import type { GroupValues, ScrapeSnapshot } from "./GroupReading.js";
+import { ownDeadLetters, type GroupValues, type ScrapeSnapshot } from "./GroupReading.js";
 import { idMs } from "../redis/replies.js";
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 
@@ -184,9 +184,8 @@ function setDeadLetters(
   stream: Readonly<{ stream: string }>,
   values: GroupValues,
 ): void {
-  if (values.deadLetters !== undefined && values.deadLettersExact === true) {
-    metrics.deadLettersEntries.set(labels, values.deadLetters);
-  }
+  const own = ownDeadLetters(values);
+  if (own.exact) metrics.deadLettersEntries.set(labels, own.count);
   if (values.deadLetterLength !== undefined) {
     metrics.deadLetterStreamLengthEntries.set(stream, values.deadLetterLength);
   }

@@ -1,6 +1,6 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
-import type { GroupReading } from "../scrape/GroupReading.js";
+import { ownDeadLetters, type GroupReading } from "../scrape/GroupReading.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
 import type { StatusSample } from "./StatusSample.js";
 
@@ -31,7 +31,7 @@ export function sampleOf(
     due: dueEntries(group, values, scan),
     oldestPendingIdleMs: values.pending === 0 ? 0 : values.oldestPendingIdleMs,
     // The group's own dead letters; unknown (null) while its index is still being built.
-    deadLetters: values.deadLettersExact === true ? (values.deadLetters ?? null) : null,
+    deadLetters: ownDeadLetters(values).exact ? ownDeadLetters(values).count : null,
     retryLane: values.retryLaneLength ?? null,
     lastDeliveredId: values.lastDeliveredId,
     entriesRead: values.activity?.entriesRead ?? null,
