@@ -1,6 +1,7 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { runIndexDeadLetters } from "../scripts/indexDeadLetters.js";
-import type { SweepContext } from "./sweepOnce.js";
+import type { Fence } from "../core/fence.js";
+import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 
 /** Dead letters looked at per call: their bodies are read (once), so pages stay small. */
 const INDEX_PAGE = 200;
@@ -15,7 +16,7 @@ const INDEX_PAGES_PER_SWEEP = 10;
  */
 export async function buildDeadLetterIndex(
   group: ResolvedGroup,
-  context: Pick<SweepContext, "redis" | "fence">,
+  context: { redis: ScriptedRedis; fence: () => Fence | undefined },
   signal: AbortSignal,
 ): Promise<boolean> {
   for (let page = 0; page < INDEX_PAGES_PER_SWEEP && !signal.aborted; page += 1) {

@@ -90,7 +90,7 @@ describe("dead letters counted per group on a shared dead-letter stream", () => 
       showBodies: false,
       paused: false,
       refreshSeconds: 10,
-    }).toString();
+    });
     expect(page).toContain("No dead letters of this");
     expect(page).not.toContain(`3 in ${deadLetterStream}`);
     expect(page).toMatch(/<dd>0 of this group in \{[^}]+\}:dead/u);
