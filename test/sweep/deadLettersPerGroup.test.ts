@@ -10,6 +10,7 @@ import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 import { createTestRefresher } from "../metrics/refresherHarness.js";
 import { createTestSampler } from "../status/statusHarness.js";
+import { commandCalls } from "../support/commandStats.js";
 
 const fixture = useRedisServer();
 
@@ -94,5 +95,27 @@ describe("dead letters counted per group on a shared dead-letter stream", () => 
     expect(page).toContain("No dead letters of this");
     expect(page).not.toContain(`3 in ${deadLetterStream}`);
     expect(page).toMatch(/<dd>0 of this group in \{[^}]+\}:dead/u);
+  });
+
+  it("costs a scrape the same whatever the dead-letter stream holds: no entry is read", async () => {
+    const { billing, audit } = await sharedDeadLetterStream("dl-cost");
+    const counted = ["xrange", "xrevrange", "xlen", "hget", "xinfo|stream"] as const;
+    const scrapeCalls = async () => {
+      const before = await commandCalls(fixture.redis, counted);
+      await scrapeText([billing, audit]);
+      const after = await commandCalls(fixture.redis, counted);
+      return counted.map((name) => (after[name] ?? 0) - (before[name] ?? 0));
+    };
+    const few = await scrapeCalls();
+    await addStuckEntries(fixture.redis, audit.stream, "audit", numberedBodies(500));
+    await sweepOnce(audit, sweepContext(fixture.redis), neverAborted);
+    expect(await fixture.redis.xlen(audit.deadLetterStream)).toBe(503);
+    const many = await scrapeCalls();
+    expect(many).toEqual(few);
+    // Not one entry read: counts are lengths (XLEN), the index state one HGET per group.
+    expect(many.slice(0, 2)).toEqual([0, 0]);
+    expect(await scrapeText([billing, audit])).toContain(
+      `stream_janitor_dead_letters_entries{stream="${audit.stream}",group="audit"} 503`,
+    );
   });
 });
