@@ -10,6 +10,8 @@ import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness.js";
 import { createTestRefresher } from "../metrics/refresherHarness.js";
 import { addDeadLetters } from "../operator/deadLetterFixtures.js";
+import { runIndexDeadLetters } from "../../src/scripts/indexDeadLetters.js";
+import { deadLetterIndexKeys } from "../../src/core/deadLetterIndex.js";
 
 const fixture = useRedisServer();
 
@@ -111,5 +113,42 @@ describe("the per-group dead-letter count stays exact", () => {
     expect(await deadLettersOf([billing, audit])).toEqual([undefined, undefined]);
     await sweep(billing, audit);
     expect(await deadLettersOf([billing, audit])).toEqual([3, 5]);
+  });
+
+  it("a build stopped between pages resumes at its cursor; a purge meanwhile keeps it exact", async () => {
+    const stream = uniquePrefix("dl-index-resume");
+    const billing = groupConfig(stream, { group: "billing", action: "dead-letter" });
+    await fixture.redis.xgroup("CREATE", stream, "billing", "$", "MKSTREAM");
+    const letters = await addDeadLetters(fixture.redis, {
+      stream,
+      group: "billing",
+      deadLetterStream: billing.deadLetterStream,
+      count: 7,
+    });
+    const redis = registerScripts(fixture.redis);
+    const page = () =>
+      runIndexDeadLetters(redis, { group: billing, pageSize: 3, fence: undefined });
+    expect(await page()).toEqual({ complete: false, indexed: 3 });
+    // The process dies here; an operator purges one dead letter below and one above the cursor.
+    const ids = (await fixture.redis.xrange(billing.deadLetterStream, "-", "+")).map(([id]) => id);
+    expect(ids).toHaveLength(letters.length);
+    await purgeDeadLetters(redis, billing, {
+      olderThanMs: undefined,
+      reason: undefined,
+      ids: [ids[1] ?? "", ids[5] ?? ""],
+      dryRun: false,
+    });
+    expect(await deadLettersOf([billing])).toEqual([undefined]);
+    // From the cursor: ids[3], ids[4] and ids[6] (ids[5] is gone), then the end.
+    expect(await page()).toEqual({ complete: false, indexed: 3 });
+    expect(await page()).toEqual({ complete: true, indexed: 0 });
+    expect(await deadLettersOf([billing])).toEqual([5]);
+
+    // A hand-made XDEL bypasses the index (still counted); deleting its state rebuilds it.
+    await fixture.redis.xdel(billing.deadLetterStream, ids[0] ?? "");
+    expect(await deadLettersOf([billing])).toEqual([5]);
+    await fixture.redis.del(deadLetterIndexKeys(billing).state);
+    await sweep(billing);
+    expect(await deadLettersOf([billing])).toEqual([4]);
   });
 });
