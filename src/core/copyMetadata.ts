@@ -24,6 +24,10 @@ export const REDRIVE_METADATA = ["x-redrive-count", "x-redriven-at"] as const;
 /** Every metadata field a dead letter (or a redriven copy) may carry, recognised by name. */
 export const METADATA_FIELDS: readonly string[] = [...DEAD_LETTER_METADATA, ...REDRIVE_METADATA];
 
-/** Why an entry was dead-lettered: the value of its x-dead-letter-reason. */
-export type DeadLetterReason = "max-deliveries" | "action";
-export const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ["max-deliveries", "action"];
+/**
+ * Why an entry was dead-lettered: the value of its x-dead-letter-reason. Every reason the sweep
+ * writes, in one list: the `--reason` options, the metric labels (dead_lettered_entries_total)
+ * and includes/metadata.lua (DEAD_LETTER_REASONS, checked equal by a test) follow it.
+ */
+export const DEAD_LETTER_REASONS = ["max-deliveries", "action", "max-idle"] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];

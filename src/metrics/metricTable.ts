@@ -119,8 +119,22 @@ export const METRIC_TABLE = {
       name: "stream_janitor_dead_letter_length_entries",
       type: "gauge",
       perGroup: true,
-      help: "XLEN of the group's dead-letter stream (0 until the first dead letter creates it).",
+      help: "Deprecated: XLEN of the group's dead-letter stream, which counts every group sharing it (0 until the first dead letter creates it). Use dead_letters_entries (per group) or dead_letter_stream_length_entries (per stream).",
       labelNames: GROUP,
+    },
+    deadLettersEntries: {
+      name: "stream_janitor_dead_letters_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "The group's own dead letters, wherever they are kept (other groups sharing its dead-letter stream not counted): the length of its dead-letter index. No sample until that index is built.",
+      labelNames: GROUP,
+    },
+    deadLetterStreamLengthEntries: {
+      name: "stream_janitor_dead_letter_stream_length_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "XLEN of a dead-letter stream, once per stream (label stream: the dead-letter stream's key), whichever groups share it.",
+      labelNames: ["stream"],
     },
     retryLaneLengthEntries: {
       name: "stream_janitor_retry_lane_length_entries",

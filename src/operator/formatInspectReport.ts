@@ -47,7 +47,7 @@ function row(group: GroupInspection): string[] {
     (top === "" ? "-" : top) + (more > 0 ? ` +${more}` : ""),
     group.lag === null || group.lag === undefined ? "?" : String(group.lag),
     formatDuration(group.lagMs),
-    String(group.deadLetterLength ?? 0),
+    `${group.deadLetters ?? 0}${group.deadLettersAtLeast === true ? "+" : ""}`,
     formatDuration(group.oldestDeadLetterAgeMs),
     group.status ?? "-",
     formatDuration(group.retentionHeadroomMs),

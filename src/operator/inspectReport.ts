@@ -3,12 +3,13 @@ import type { GroupStatus } from "../core/groupStatus.js";
 import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { scanGroupPel } from "../scrape/PelScanner.js";
-import { type GroupReading } from "../scrape/GroupReading.js";
+import { ownDeadLetters, type GroupReading } from "../scrape/GroupReading.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { compareStreamIds, streamIdMs } from "../core/streamIds.js";
+import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 
 /** Inspect's PEL scan (for the due entries) stops after this many entries per group. */
 const INSPECT_SCAN_LIMIT = 100_000;
@@ -41,8 +42,16 @@ export interface GroupInspection {
   lagMs?: number;
   streamLength?: number;
   deadLetterStream: string;
+  /** XLEN of the dead-letter stream, every group sharing it included (see deadLetters). */
   deadLetterLength?: number;
-  /** Age of the first entry of the dead-letter stream (shared by the stream's groups by default). */
+  /** The group's own dead letters (the length of its dead-letter index). */
+  deadLetters?: number;
+  /** Set while the group's dead-letter index is still being built: deadLetters is a lower bound. */
+  deadLettersAtLeast?: true;
+  /**
+   * Age of the group's oldest dead letter (the first entry of its index; while the index is
+   * being built, of the dead-letter stream's first entry, whichever group it belongs to).
+   */
   oldestDeadLetterAgeMs?: number | null;
   /**
    * Time between the stream's first entry and the oldest entry the group still needs; when it
@@ -138,6 +147,8 @@ function inspectGroup(
     lagMs: age(ids.firstUndeliveredId) ?? 0,
     ...(streamLength === undefined ? {} : { streamLength }),
     deadLetterLength: values.deadLetterLength ?? 0,
+    deadLetters: ownDeadLetters(values).count,
+    ...(ownDeadLetters(values).exact ? {} : { deadLettersAtLeast: true as const }),
     oldestDeadLetterAgeMs: age(oldestDeadLetterId),
     retentionHeadroomMs: headroom,
     ...(group.retryLaneStream === undefined
@@ -178,7 +189,10 @@ export async function readInspectReport(
   // letter, the stream's first entry and the first entry after the group's last-delivered id.
   for (const reading of snapshot.groups) {
     const { group } = reading;
-    commands.push(["XRANGE", group.deadLetterStream, "-", "+", "COUNT", 1]);
+    // The group's oldest dead letter: the first entry of its index (an envelope, no body).
+    const indexed = reading.state === "ok" && reading.values.deadLettersExact === true;
+    const letters = indexed ? deadLetterIndexKeys(group).index : group.deadLetterStream;
+    commands.push(["XRANGE", letters, "-", "+", "COUNT", 1]);
     commands.push(["XRANGE", group.stream, "-", "+", "COUNT", 1]);
     const after = reading.state === "ok" ? `(${reading.values.lastDeliveredId}` : "+";
     commands.push(["XRANGE", group.stream, after, "+", "COUNT", 1]);

@@ -1,9 +1,6 @@
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
-import {
-  findRequeueConflict,
-  requeueRefusal,
-  type RequeueConflict,
-} from "../sweep/checkRequeueTarget.js";
+import { requeueRefusal, type RequeueConflict } from "../sweep/checkRequeueTarget.js";
+import { prepareRedriveTarget, redriveView, type RedriveTo } from "./redriveTarget.js";
 import {
   runRedriveDeadLetters,
   type RedriveDeadLettersResult,
@@ -27,6 +24,8 @@ export interface RedriveOptions {
   /** Only these dead letters (`--id`); undefined: every dead letter of the group. */
   ids?: readonly string[];
   dryRun: boolean;
+  /** `lane`: into the group's own retry lane, whatever its action; undefined: its requeue target. */
+  to?: RedriveTo;
   limiter: RateLimiter;
   progress?: Progress;
   /** Stops at the next page boundary; what was moved stays moved. */
@@ -80,7 +79,8 @@ async function redrivePage(
 }
 
 /**
- * Moves the group's dead letters back to its requeue target (requeueStream, or the source), one
+ * Moves the group's dead letters back to its requeue target (requeueStream, or the source; with
+ * `to: "lane"` its own retry lane), one
  * script call per page (scripts/redriveDeadLetters.lua): copy and delete are atomic, so a redrive
  * that dies is re-run and never duplicates or loses an entry. Only dead letters that existed when
  * it started are moved: one that comes back dead-lettered again waits for the next redrive. A dead
@@ -88,11 +88,12 @@ async function redrivePage(
  */
 export async function redriveDeadLetters(
   redis: ScriptedRedis,
-  group: ResolvedGroup,
+  configured: ResolvedGroup,
   options: RedriveOptions,
 ): Promise<RedriveSummary> {
+  const group = redriveView(configured, options.to);
   // A copy appended to a stream that other groups read would be delivered to them as well.
-  const conflict = await findRequeueConflict(redis, group);
+  const conflict = await prepareRedriveTarget(redis, group, options.dryRun);
   if (conflict !== undefined) throw new RedriveRefusedError(conflict);
   if (options.ids !== undefined) return redriveIds(redis, group, options.ids, options);
   const endId = await lastDeadLetterId(redis, group);

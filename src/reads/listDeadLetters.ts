@@ -48,6 +48,7 @@ export async function scanDeadLetters(
   group: ResolvedGroup,
   limit: number,
   maxScanned = Number.POSITIVE_INFINITY,
+  reason?: string,
 ): Promise<DeadLetterScan> {
   const letters: RawDeadLetter[] = [];
   let scanned = 0;
@@ -75,7 +76,8 @@ export async function scanDeadLetters(
       }
       if (
         metadata["x-original-stream"] === group.stream &&
-        metadata["x-original-group"] === group.group
+        metadata["x-original-group"] === group.group &&
+        (reason === undefined || metadata["x-dead-letter-reason"] === reason)
       ) {
         letters.push({ id: rawId.toString(), metadata, fields });
         if (letters.length >= limit) break;
@@ -89,14 +91,15 @@ export async function scanDeadLetters(
 
 /**
  * The group's newest `limit` dead letters, oldest first (newest last), read-only, for `dlq list`:
- * the original fields shown as text (see DeadLetter.fields).
+ * the original fields shown as text (see DeadLetter.fields); only those of `reason` when given.
  */
 export async function listDeadLetters(
   redis: RedisClient,
   group: ResolvedGroup,
   limit: number,
+  reason?: string,
 ): Promise<DeadLetter[]> {
-  const { letters } = await scanDeadLetters(redis, group, limit);
+  const { letters } = await scanDeadLetters(redis, group, limit, Number.POSITIVE_INFINITY, reason);
   return letters
     .map(({ id, metadata, fields }) => ({
       id,

@@ -20,6 +20,13 @@ export interface GroupValues {
   streamLength: number;
   /** XLEN of the dead-letter stream; undefined when that key is not a stream. */
   deadLetterLength: number | undefined;
+  /**
+   * The group's own dead letters, wherever they are kept: the XLEN of its dead-letter index
+   * (src/core/deadLetterIndex.ts); undefined when that key is not a stream.
+   */
+  deadLetters?: number | undefined;
+  /** False (or absent) while the index is still being built from older dead letters. */
+  deadLettersExact?: boolean;
   /** XLEN of the group's retry lane; undefined without one (or when that key is not a stream). */
   retryLaneLength?: number | undefined;
   /** The read position and the consumers' latest read attempt: only when the read asked for it. */
@@ -40,4 +47,13 @@ export interface ScrapeSnapshot {
   /** XLEN of every configured stream that exists and is a stream. */
   streamLengths: Map<string, number>;
   groups: GroupReading[];
+}
+
+/**
+ * The group's own dead letters and whether that count is exact: its index's length once the
+ * index is built, and 0 (exact) whenever the dead-letter stream is empty or missing, built or not.
+ */
+export function ownDeadLetters(values: GroupValues): { count: number; exact: boolean } {
+  if (values.deadLetterLength === 0) return { count: 0, exact: true };
+  return { count: values.deadLetters ?? 0, exact: values.deadLettersExact === true };
 }

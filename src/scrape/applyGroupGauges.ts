@@ -2,7 +2,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { GroupGauge } from "../metrics/GroupGauge.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import type { PelScanResult } from "./PelScanner.js";
-import type { GroupValues, ScrapeSnapshot } from "./GroupReading.js";
+import { ownDeadLetters, type GroupValues, type ScrapeSnapshot } from "./GroupReading.js";
 import { idMs } from "../redis/replies.js";
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 
@@ -29,6 +29,8 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.backlogEntries,
     metrics.streamLengthEntries,
     metrics.deadLetterLengthEntries,
+    metrics.deadLettersEntries,
+    metrics.deadLetterStreamLengthEntries,
     metrics.retryLaneLengthEntries,
     metrics.consumerPendingEntries,
     metrics.groupReadable,
@@ -174,6 +176,24 @@ function setGroup(
 }
 
 /**
+ * The group's own dead letters (only once its index is built: a count that is still growing
+ * would say too few), and its dead-letter stream's length, once per stream: the groups sharing
+ * it set the same series to the same value.
+ */
+function setDeadLetters(
+  metrics: JanitorMetrics,
+  labels: GroupLabels,
+  stream: Readonly<{ stream: string }>,
+  values: GroupValues,
+): void {
+  const own = ownDeadLetters(values);
+  if (own.exact) metrics.deadLettersEntries.set(labels, own.count);
+  if (values.deadLetterLength !== undefined) {
+    metrics.deadLetterStreamLengthEntries.set(stream, values.deadLetterLength);
+  }
+}
+
+/**
  * Replaces every Redis-derived sample with what this scrape read, synchronously, so a scrape
  * never sees half of one refresh and half of another, and series of groups, streams or
  * consumers that went away disappear instead of freezing.
@@ -198,5 +218,6 @@ export function applyGroupGauges(
     if (reading.state !== "ok") continue;
     const { group, values } = reading;
     setGroup(metrics, group, labels, values, snapshot.nowMs, scans.get(group.id), options);
+    setDeadLetters(metrics, labels, series.stream(group.deadLetterStream), values);
   }
 }

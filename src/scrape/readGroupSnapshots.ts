@@ -26,6 +26,7 @@ import {
   type ConsumerReadOptions,
 } from "../scripts/readGroupStats.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
+import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 
 interface StreamSlots {
   length: number;
@@ -37,6 +38,9 @@ interface GroupSlots {
   summary: number | undefined;
   oldest: number;
   deadLetterLength: number;
+  /** XLEN of the group's dead-letter index, and HGET of its state's `complete`. */
+  deadLetters: number;
+  deadLettersExact: number;
   retryLaneLength: number | undefined;
   /** XINFO CONSUMERS, only when the read asks for the consumers' activity. */
   consumers: number | undefined;
@@ -147,6 +151,17 @@ export async function readGroupSnapshots(
   return readGroupSnapshotsPipelined(redis, groups, options);
 }
 
+/** The group's dead-letter count from its index, as readGroupStats.lua reads it. */
+function indexedCount(
+  length: PipelineReply,
+  complete: PipelineReply,
+): Pick<GroupValues, "deadLetters" | "deadLettersExact"> {
+  return {
+    deadLetters: length.error ? undefined : Number(length.value),
+    deadLettersExact: !complete.error && String(complete.value) === "1",
+  };
+}
+
 /** The pipelined reads (see readGroupSnapshots). */
 async function readGroupSnapshotsPipelined(
   redis: RedisClient,
@@ -169,6 +184,8 @@ async function readGroupSnapshotsPipelined(
       summary: options.perConsumer ? add(["XPENDING", stream, group.group]) : undefined,
       oldest: add(["XPENDING", stream, group.group, "-", "+", 1]),
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
+      deadLetters: add(["XLEN", deadLetterIndexKeys(group).index]),
+      deadLettersExact: add(["HGET", deadLetterIndexKeys(group).state, "complete"]),
       retryLaneLength:
         group.retryLaneStream === undefined ? undefined : add(["XLEN", group.retryLaneStream]),
       consumers: options.consumers ? add(["XINFO", "CONSUMERS", stream, group.group]) : undefined,
@@ -242,6 +259,7 @@ async function readGroupSnapshotsPipelined(
         lastDeliveredId: info.lastDeliveredId,
         streamLength: streamLengths.get(group.stream) ?? 0,
         deadLetterLength: deadLetter.error ? undefined : Number(deadLetter.value),
+        ...indexedCount(at(slot.deadLetters), at(slot.deadLettersExact)),
         retryLaneLength: laneLength(
           slot.retryLaneLength === undefined ? undefined : at(slot.retryLaneLength),
         ),

@@ -1,4 +1,5 @@
 import type { RedisErrorCode } from "../redis/redisErrors.js";
+import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import type { DeadLetterSelection } from "./deadLetterSelection.js";
 import { selectionArgv } from "./deadLetterSelection.js";
 import { flag, heldByList, replyFields, stringList, type HeldBy } from "./scriptReplies.js";
@@ -31,7 +32,8 @@ export interface PurgeDeadLettersResult {
 export const PURGE_DEAD_LETTERS_ERRORS: readonly RedisErrorCode[] = ["WRONGTYPE"];
 
 export function purgeDeadLettersArgs(request: PurgeDeadLettersRequest): ScriptCall {
-  return scriptCall([request.deadLetterStream], selectionArgv(request));
+  const { index } = deadLetterIndexKeys(request);
+  return scriptCall([request.deadLetterStream, index], selectionArgv(request));
 }
 
 export function parsePurgeDeadLettersReply(reply: unknown): PurgeDeadLettersResult {

@@ -1,5 +1,6 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { flagArg } from "./scriptReplies.js";
+import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /**
@@ -55,6 +56,10 @@ interface GroupStats {
   consumers: [string, number][];
   /** Only when the request asked for consumers. */
   activity?: ConsumerActivity;
+  /** The group's own dead letters (its index's XLEN); undefined when that key is not a stream. */
+  deadLetters: number | undefined;
+  /** False while the index is being built: deadLetters is then a lower bound. */
+  deadLettersExact: boolean;
 }
 
 /** A group as read: its stats, no such group, or the error Redis answered for it. */
@@ -106,6 +111,10 @@ export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
     for (const group of request.groups) argv.push(touchesIndex(keys, group));
     argv.push(consumers.janitorConsumer);
   }
+  for (const group of request.groups) {
+    const { index, state } = deadLetterIndexKeys(group);
+    keys.push(index, state);
+  }
   return scriptCall(keys, argv);
 }
 
@@ -153,6 +162,8 @@ function readStats(cursor: Cursor, withConsumers: boolean): GroupStats {
     consumers.push([cursor.string(), cursor.number()]);
   }
   const activity = withConsumers ? readActivity(cursor) : undefined;
+  const deadLetters = cursor.number();
+  const deadLettersExact = cursor.number() === 1;
   return {
     pending,
     lastDeliveredId,
@@ -164,6 +175,8 @@ function readStats(cursor: Cursor, withConsumers: boolean): GroupStats {
     retryLaneLength: retryLaneLength < 0 ? undefined : retryLaneLength,
     consumers,
     ...(activity === undefined ? {} : { activity }),
+    deadLetters: deadLetters < 0 ? undefined : deadLetters,
+    deadLettersExact,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { RedisErrorCode } from "../redis/redisErrors.js";
+import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import type { DeadLetterSelection } from "./deadLetterSelection.js";
 import { selectionArgv } from "./deadLetterSelection.js";
 import { flag, heldByList, replyFields, stringList, type HeldBy } from "./scriptReplies.js";
@@ -35,7 +36,8 @@ export interface RedriveDeadLettersResult {
 export const REDRIVE_DEAD_LETTERS_ERRORS: readonly RedisErrorCode[] = ["WRONGTYPE", "IDSEXHAUSTED"];
 
 export function redriveDeadLettersArgs(request: RedriveDeadLettersRequest): ScriptCall {
-  return scriptCall([request.deadLetterStream, request.target], selectionArgv(request));
+  const { index } = deadLetterIndexKeys(request);
+  return scriptCall([request.deadLetterStream, request.target, index], selectionArgv(request));
 }
 
 export function parseRedriveDeadLettersReply(reply: unknown): RedriveDeadLettersResult {

@@ -18,6 +18,7 @@ const SCRIPTS = {
   sjReadGroupStats: "readGroupStats.lua",
   sjEnsureRetryLane: "ensureRetryLane.lua",
   sjEntriesExist: "entriesExist.lua",
+  sjIndexDeadLetters: "indexDeadLetters.lua",
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -5,6 +5,7 @@ import type { RedisErrorCode } from "../redis/redisErrors.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { fenceArguments } from "../core/fence.js";
 import { backoffPolicy } from "../core/backoffThreshold.js";
+import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 
 /**
  * The interface of src/scripts/lua/sweepPage.lua, in one place: the typed request, the
@@ -67,6 +68,8 @@ export interface PageResult {
   deadLetteredIds: string[];
   /** Dead letters that the group's deadLetterMaxLen removed during the call (0 when uncapped). */
   deadLettersDropped: number;
+  /** The group's dead-letter index was complete and kept (false: it needs building first). */
+  deadLetterIndexed: boolean;
   /** Set when an unforeseen error stopped the call: what was done is counted, the rest untouched. */
   error?: string;
 }
@@ -101,6 +104,8 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
       ? [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey]
       : [lane, lane, group.deadLetterStream, group.touchesKey];
   if (fenceArgs !== undefined) keys.push(fenceArgs.key);
+  const index = deadLetterIndexKeys(group);
+  keys.push(index.index, index.state, index.floor);
   const backoff = backoffPolicy(group);
   const args: ScriptCall = [
     keys.length,
@@ -183,6 +188,7 @@ export function parseSweepPageReply(reply: unknown): PageResult {
     reassignedIds: strings(fields.get("reassignedIds")),
     deadLetteredIds: strings(fields.get("deadLetteredIds")),
     deadLettersDropped: count("deadLettersDropped"),
+    deadLetterIndexed: fields.get("deadLetterIndexed") === 1,
     ...(error === undefined
       ? {}
       : { error: typeof error === "string" ? error : JSON.stringify(error) }),

@@ -1,6 +1,6 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
-import type { GroupReading, GroupValues } from "../scrape/GroupReading.js";
+import { ownDeadLetters, type GroupReading, type GroupValues } from "../scrape/GroupReading.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
 import type { ReadableSample, StatusSample } from "./StatusSample.js";
 
@@ -56,7 +56,8 @@ export function sampleOf(
     pending: values.pending,
     due: dueEntries(group, values, scan),
     oldestPendingIdleMs: values.pending === 0 ? 0 : values.oldestPendingIdleMs,
-    deadLetters: values.deadLetterLength ?? null,
+    // The group's own dead letters; unknown (null) while its index is still being built.
+    deadLetters: ownDeadLetters(values).exact ? ownDeadLetters(values).count : null,
     retryLane: values.retryLaneLength ?? null,
     lastDeliveredId: values.lastDeliveredId,
     ...(addedAfterPosition && values.activity !== undefined ? { addedAfterPosition } : {}),

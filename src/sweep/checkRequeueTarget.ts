@@ -50,10 +50,16 @@ export function requeueRefusal(
   operation: "requeue" | "redrive",
 ): string {
   if (conflict.retryLane) return retryLaneRefusal(conflict, operation);
-  return (
+  const refused =
     `refusing to ${operation} ${conflict.groupId}: requeue stream ${conflict.requeueStream} is ` +
     `also read by group(s) ${conflict.otherGroups.join(", ")}, which would receive duplicate ` +
-    `copies; give the group its own requeueStream or use action reassign` +
+    `copies; `;
+  // A redrive works for every action: into the group's own retry lane.
+  if (operation === "redrive") {
+    return `${refused}redrive into the group's own retry lane with --to lane (its consumers read it), or give the group its own requeueStream`;
+  }
+  return (
+    `${refused}give the group its own requeueStream or use action reassign` +
     `, or set retryLane: true (the group gets a retry lane of its own)`
   );
 }

@@ -13,6 +13,7 @@ import { fenceAboveToken } from "./slotFence.js";
 import { slotRefusal } from "../core/slotRule.js";
 import { runSweepPage, type PageResult } from "../scripts/sweepPage.js";
 import { prepareRetryLane } from "./prepareRetryLane.js";
+import { buildDeadLetterIndex } from "./buildDeadLetterIndex.js";
 
 export interface SweepContext {
   redis: ScriptedRedis;
@@ -60,6 +61,7 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   pushBounded(result.requeuedIds, page.requeuedIds);
   pushBounded(result.reassignedIds, page.reassignedIds);
   pushBounded(result.deadLetteredIds, page.deadLetteredIds);
+  if (!page.deadLetterIndexed) result.deadLetterIndexPending = true;
 }
 
 function report(
@@ -236,6 +238,8 @@ export async function sweepOnce(
     if (group.action === "monitor") {
       // Nothing to claim, but a missing or mistyped stream or group is a failure, not a success.
       await requireGroup(context.redis, group.stream, group.group);
+      // No page runs here: its dead letters (from an earlier action) are indexed all the same.
+      await buildDeadLetterIndex(group, context, signal);
       result.complete = true;
       return result;
     }
@@ -263,6 +267,8 @@ export async function sweepOnce(
       lane === undefined || !sourceDone
         ? sourceDone
         : await sweepPel(group, context, signal, result, lane);
+    // After the pages: their dead letters are in the stream, where the build finds them.
+    if (result.deadLetterIndexPending) await buildDeadLetterIndex(group, context, signal);
     result.interrupted = signal.aborted && !result.complete;
   } catch (error) {
     const { kind, message } = classifySweepError(error);

@@ -55,7 +55,7 @@ function summary(view: GroupView): SafeHtml {
         ${formatCount(s.due)}
       </dd>
       <dt>dead letters</dt>
-      <dd>${formatCount(s.deadLetters)} in ${group.deadLetterStream}</dd>
+      <dd>${formatCount(s.deadLetters)} of this group in ${group.deadLetterStream}</dd>
       <dt>retry lane</dt>
       <dd>
         ${group.retryLaneStream === undefined ? "none" : html`${formatCount(s.retryLane)} in ${group.retryLaneStream}`}

@@ -29,6 +29,8 @@ const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "stream_janitor_lag_valid",
   "stream_janitor_stream_length_entries",
   "stream_janitor_dead_letter_length_entries",
+  "stream_janitor_dead_letters_entries",
+  "stream_janitor_dead_letter_stream_length_entries",
   "stream_janitor_claimed_entries_total",
   "stream_janitor_requeued_entries_total",
   "stream_janitor_reassigned_entries_total",

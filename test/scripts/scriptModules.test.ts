@@ -13,6 +13,7 @@ import { redriveDeadLettersArgs } from "../../src/scripts/redriveDeadLetters.js"
 import { parseReapConsumersReply, reapConsumersArgs } from "../../src/scripts/reapConsumers.js";
 import { parseReadGroupStatsReply, readGroupStatsArgs } from "../../src/scripts/readGroupStats.js";
 import { parseSweepPageReply, sweepPageArgs } from "../../src/scripts/sweepPage.js";
+import { deadLetterIndexKeys } from "../../src/core/deadLetterIndex.js";
 import { parseSafeTrimReply, safeTrimArgs } from "../../src/scripts/safeTrim.js";
 import { parseRedriveDeadLettersReply } from "../../src/scripts/redriveDeadLetters.js";
 import type { Fence } from "../../src/core/fence.js";
@@ -26,6 +27,7 @@ const SCRIPTS = [
   "reapConsumers.lua",
   "safeTrim.lua",
   "readGroupStats.lua",
+  "indexDeadLetters.lua",
 ];
 
 describe("the script loader", () => {
@@ -129,8 +131,16 @@ describe("argument builders", () => {
       ids: ["1-0"],
     };
     const argv = ["s", "g", "0-0", "+", 500, 20, "", "1", "1-0"];
-    expect(purgeDeadLettersArgs(selection)).toEqual([1, "dl", ...argv]);
-    expect(redriveDeadLettersArgs({ ...selection, target: "t" })).toEqual([2, "dl", "t", ...argv]);
+    // Then the group's dead-letter index, which each dead letter removed leaves too.
+    const { index } = deadLetterIndexKeys(selection);
+    expect(purgeDeadLettersArgs(selection)).toEqual([2, "dl", index, ...argv]);
+    expect(redriveDeadLettersArgs({ ...selection, target: "t" })).toEqual([
+      3,
+      "dl",
+      "t",
+      index,
+      ...argv,
+    ]);
   });
 });
 
@@ -212,13 +222,19 @@ describe("the other scripts' modules", () => {
       { stream: "a", group: "g2", deadLetterStream: "a:dl2" },
       { stream: "b", group: "g1", deadLetterStream: "b:dl" },
     ];
+    // Last in KEYS: each group's dead-letter index and its state.
+    const indexes = groups.flatMap((g) => [
+      deadLetterIndexKeys(g).index,
+      deadLetterIndexKeys(g).state,
+    ]);
     expect(readGroupStatsArgs({ groups, perConsumer: true })).toEqual([
-      5,
+      11,
       "a",
       "b",
       "a:dl",
       "a:dl2",
       "b:dl",
+      ...indexes,
       "1",
       2,
       1,
@@ -233,7 +249,8 @@ describe("the other scripts' modules", () => {
     ]);
     // Streams a (read, length 10) and b (WRONGTYPE); a group of a, read, and one of b.
     const stream = ["", 10, "WRONGTYPE b", 0];
-    const read = ["", 2, "5-0", 3, "4-0", 60, 1, 0, -1, 0]; // -1: no retry lane
+    // -1: no retry lane; the last two: the group's own dead letters (4), its index complete (1).
+    const read = ["", 2, "5-0", 3, "4-0", 60, 1, 0, -1, 0, 4, 1];
     const request = { groups: [groups[0], groups[2]] as typeof groups, perConsumer: false };
     expect(parseReadGroupStatsReply(request, [1, 500_000, ...stream, ...read, "S"])).toEqual({
       nowMs: 1500,
@@ -250,6 +267,8 @@ describe("the other scripts' modules", () => {
             oldestPendingDeliveries: 1,
             deadLetterLength: 0,
             consumers: [],
+            deadLetters: 4,
+            deadLettersExact: true,
           },
         },
         { status: "failed", error: "WRONGTYPE b" },
@@ -279,7 +298,8 @@ describe("the other scripts' modules", () => {
       rotation: 0,
       fence,
     });
-    expect(args.slice(0, 6)).toEqual([5, "s", "s", "s:dl", "s:touches", "lease"]);
+    // KEYS: source, target, dead letters, touches, the fence, then the dead-letter index's three.
+    expect(args.slice(0, 6)).toEqual([8, "s", "s", "s:dl", "s:touches", "lease"]);
     expect(args).toContain("v1");
     const counts = ["examined", "claimed", "requeued", "reassigned", "deadLetteredMaxDeliveries"];
     const more = ["deadLetteredAction", "leftPending", "handedOff", "windows", "invalidCounts"];

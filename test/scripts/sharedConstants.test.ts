@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SLOT_TOKEN_PREFIX } from "../../src/core/fence.js";
 import {
   DEAD_LETTER_METADATA,
+  DEAD_LETTER_REASONS,
   REDRIVE_METADATA,
   REQUEUE_METADATA,
 } from "../../src/core/copyMetadata.js";
@@ -45,6 +46,14 @@ describe("constants shared by the Lua includes and TypeScript", () => {
     expect(luaConstant(metadata, "REQUEUE_METADATA")).toEqual(REQUEUE_METADATA);
     expect(luaConstant(metadata, "DEAD_LETTER_METADATA")).toEqual(DEAD_LETTER_METADATA);
     expect(luaConstant(metadata, "REDRIVE_METADATA")).toEqual(REDRIVE_METADATA);
+  });
+
+  it("the dead-letter reasons: one list, and every reason sweepPage writes is on it", () => {
+    expect(luaConstant(lua("includes/metadata.lua"), "DEAD_LETTER_REASONS")).toEqual(
+      DEAD_LETTER_REASONS,
+    );
+    const written = [...lua("sweepPage.lua").matchAll(/reason = '([a-z-]+)'/gu)].map((m) => m[1]);
+    expect(new Set(written)).toEqual(new Set(DEAD_LETTER_REASONS));
   });
 
   it("the number of ids a reply lists", () => {

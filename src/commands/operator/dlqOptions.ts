@@ -1,5 +1,9 @@
 import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../../operator/deadLetterScan.js";
 import { UsageError, type OptionValues } from "./OperatorCommand.js";
+import type { RedriveTo } from "../../operator/redriveTarget.js";
+
+/** `--to`: where else a redrive may put the copies (see RedriveTo). */
+const REDRIVE_TARGETS: readonly Exclude<RedriveTo, undefined>[] = ["lane"];
 
 /** `dlq list` shows this many dead letters unless --limit says otherwise. */
 export const DEFAULT_LIMIT = 20;
@@ -7,7 +11,7 @@ export const DEFAULT_LIMIT = 20;
 /** `dlq redrive` moves at most this many entries per second unless --rate says otherwise. */
 export const DEFAULT_RATE = 1000;
 
-export const REASON_HELP = `      --reason R      only dead letters of this reason: max-deliveries or action`;
+export const REASON_HELP = `      --reason R      only dead letters of this reason: ${DEAD_LETTER_REASONS.join(", ")}`;
 
 export function reasonOption(values: OptionValues): DeadLetterReason | undefined {
   const reason = values.reason;
@@ -18,6 +22,20 @@ export function reasonOption(values: OptionValues): DeadLetterReason | undefined
     );
   }
   return reason as DeadLetterReason;
+}
+
+export const TO_HELP = `      --to lane       into the group's own retry lane ({orders}:billing:retry), whatever
+                      its action, created with its group at id 0 when missing: only this group
+                      sees the copies (default: its requeueStream, else the source stream)`;
+
+/** `--to lane`: checked before anything connects. */
+export function toOption(values: OptionValues): RedriveTo {
+  const to = values.to;
+  if (to === undefined) return undefined;
+  if (typeof to !== "string" || !(REDRIVE_TARGETS as readonly string[]).includes(to)) {
+    throw new UsageError(`--to expects one of ${REDRIVE_TARGETS.join(", ")}, got ${String(to)}`);
+  }
+  return to as RedriveTo;
 }
 
 export const ID_HELP = `      --id ID         only this dead letter (its id in the dead-letter stream, as dlq list

@@ -5,6 +5,8 @@ import {
   idsOption,
   reasonOption,
   REASON_HELP,
+  toOption,
+  TO_HELP,
 } from "./dlqOptions.js";
 import {
   COMMON_HELP,
@@ -18,15 +20,16 @@ import {
 export const dlqRedriveCommand: OperatorCommand = {
   words: ["dlq", "redrive"],
   synopsis:
-    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--dry-run] [--json]
+    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]
 
 Moves the group's dead letters back for another round of deliveries: each goes to the group's
 requeue target (requeueStream, else the source stream) with its original fields byte for byte and
 in order, x-original-id kept, x-delivery-count 0, x-redrive-count + 1 and x-redriven-at (Unix ms).
 Copy and removal happen in one script per page: interrupt it (Ctrl-C, kill -9) and run it again,
 nothing is duplicated or lost. Only dead letters present when it starts are moved. A target read
-by other consumer groups is refused (they would receive the copies too). A dead letter that a
+by other consumer groups is refused (they would receive the copies too): --to lane redrives into
+the group's own retry lane instead, for any action. A dead letter that a
 consumer group reading the dead-letter stream still needs (pending there, or not yet delivered to
 it) stays where it is, and the groups that held dead letters back are named. A target that has
 run out of ids is refused before anything is copied. Does not need the lease.
@@ -39,6 +42,7 @@ ${ID_HELP}; an id that is not
       --limit N       move at most N dead letters (default: all)
       --rate N        at most N entries per second (default ${DEFAULT_RATE}; 0: unlimited)
 ${REASON_HELP}
+${TO_HELP}
       --dry-run       count what would move, change nothing
 ${COMMON_HELP}
 
@@ -51,6 +55,7 @@ Examples:
   stream-janitor dlq redrive --stream orders --group billing --dry-run
   stream-janitor dlq redrive --stream orders --group billing --reason action --rate 200
   stream-janitor dlq redrive --stream orders --group billing --limit 10 --json
+  stream-janitor dlq redrive --stream orders --group billing --to lane
   stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0`,
   stopsOnSignal: true,
   options: {
@@ -61,6 +66,7 @@ Examples:
     limit: { type: "string" },
     rate: { type: "string" },
     reason: { type: "string" },
+    to: { type: "string" },
     "dry-run": { type: "boolean" },
   },
   validate(values) {
@@ -69,6 +75,7 @@ Examples:
     integerOption(values, "limit", 1);
     integerOption(values, "rate");
     reasonOption(values);
+    toOption(values);
     idsOption(values);
     checkRedriveIds(values);
   },

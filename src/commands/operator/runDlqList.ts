@@ -1,4 +1,4 @@
-import { DEFAULT_LIMIT } from "./dlqOptions.js";
+import { DEFAULT_LIMIT, reasonOption } from "./dlqOptions.js";
 import { listDeadLetters } from "../../reads/listDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
 import { existingGroup } from "./existingGroup.js";
@@ -18,7 +18,7 @@ export async function runDlqList(values: OptionValues, session: OperatorSession)
     requiredString(values, "group"),
   );
   const limit = integerOption(values, "limit", 1) ?? DEFAULT_LIMIT;
-  const deadLetters = await listDeadLetters(session.redis, group, limit);
+  const deadLetters = await listDeadLetters(session.redis, group, limit, reasonOption(values));
   if (values.json === true) {
     writeJson(session, { deadLetterStream: group.deadLetterStream, deadLetters });
     return EXIT.ok;

@@ -3,7 +3,8 @@ import { RateLimiter } from "../../operator/RateLimiter.js";
 import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
 import { describeHeldBack } from "../../operator/HeldBackTally.js";
-import { DEFAULT_RATE, idsOption, reasonOption, reportUnknownIds } from "./dlqOptions.js";
+import { DEFAULT_RATE, idsOption, reasonOption, reportUnknownIds, toOption } from "./dlqOptions.js";
+import { redriveView } from "../../operator/redriveTarget.js";
 import { existingGroup } from "./existingGroup.js";
 import {
   integerOption,
@@ -29,18 +30,21 @@ export async function runDlqRedrive(
   const limit = integerOption(values, "limit", 1);
   const reason = reasonOption(values);
   const ids = values.id === undefined ? undefined : idsOption(values);
+  const to = toOption(values);
   try {
     const summary = await redriveDeadLetters(session.redis, group, {
       limit: limit ?? Number.POSITIVE_INFINITY,
       reason,
       ...(ids === undefined ? {} : { ids }),
       dryRun: values["dry-run"] === true,
+      to,
       limiter: new RateLimiter({ ratePerSecond: integerOption(values, "rate") ?? DEFAULT_RATE }),
       progress: createProgress("redrive", session.stderr),
       signal: session.signal,
     });
     if (!summary.dryRun && summary.redriven > 0) {
-      const { deadLetterStream, requeueStream: target } = group;
+      const { deadLetterStream } = group;
+      const target = redriveView(group, to).requeueStream;
       await writeOperatorEvent(session, {
         type: "dlq-redriven",
         stream: group.stream,
@@ -58,7 +62,7 @@ export async function runDlqRedrive(
     else {
       const verb = summary.dryRun ? "would redrive" : "redriven";
       session.stdout.write(
-        `${group.id}: ${verb} ${summary.redriven} dead letter(s) from ${group.deadLetterStream} to ${group.requeueStream}; ${summary.remaining} remaining${describeHeldBack(summary.heldBackBy)}\n`,
+        `${group.id}: ${verb} ${summary.redriven} dead letter(s) from ${group.deadLetterStream} to ${redriveView(group, to).requeueStream}; ${summary.remaining} remaining${describeHeldBack(summary.heldBackBy)}\n`,
       );
     }
     if (summary.oversizedIds !== undefined) {

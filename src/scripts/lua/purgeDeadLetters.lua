@@ -10,9 +10,12 @@ Dead letters are never removed behind a reader's back: a dead letter that a cons
 dead-letter stream itself holds pending, or has not been delivered yet, is kept and counted for
 each such group (includes/deadLetterReaders.lua, the same rule as in redriveDeadLetters.lua).
 Not fenced by the lease, like a redrive: it is run by an operator and only deletes dead letters,
-which the daemon never reads back: it takes no fence. One key, so it runs on Redis Cluster as is.
+which the daemon never reads back: it takes no fence. Both keys share the dead-letter stream's
+hash slot, so it runs on Redis Cluster as is.
 
 KEYS[1]  dead-letter stream
+KEYS[2]  the group's dead-letter index (src/core/deadLetterIndex.ts): each deleted dead letter
+         leaves it too, so that its length stays the group's exact count
 
 ARGV[1]  source stream (x-original-stream of the dead letters to delete)
 ARGV[2]  group (x-original-group)
@@ -39,7 +42,7 @@ Included when loaded: includes/deadLetterReaders.lua (and streamIds.lua), includ
 --- @include "deadLetterReaders"
 --- @include "deadLetterPage"
 
-local deadLetters = KEYS[1]
+local deadLetters, index = KEYS[1], KEYS[2]
 local source, group = ARGV[1], ARGV[2]
 local cursor, endId = ARGV[3], ARGV[4]
 local scanLimit, deleteLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -47,8 +50,11 @@ local reason = ARGV[7]
 local dryRun = ARGV[8] == '1'
 
 local keyType = redis.call('TYPE', deadLetters)['ok']
-if keyType ~= 'stream' and keyType ~= 'none' then
-  return redis.error_reply('WRONGTYPE ' .. deadLetters .. ' holds a ' .. keyType .. ', not a stream')
+for _, key in ipairs({ deadLetters, index }) do
+  local found = redis.call('TYPE', key)['ok']
+  if found ~= 'stream' and found ~= 'none' then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. found .. ', not a stream')
+  end
 end
 
 ------------------------------------------------------------------------------------------------
@@ -89,6 +95,7 @@ end
 if not dryRun then
   for first = 1, #toDelete, 1000 do
     redis.call('XDEL', deadLetters, unpack(toDelete, first, math.min(first + 999, #toDelete)))
+    redis.call('XDEL', index, unpack(toDelete, first, math.min(first + 999, #toDelete)))
   end
 end
 local done = 0

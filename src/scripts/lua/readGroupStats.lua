@@ -13,6 +13,8 @@ KEYS[S+1..S+G]    the dead-letter stream of group 1..G
 KEYS[S+G+1..]     the retry lanes of the groups that have one, then (with 'c' only) the touches
                   hashes of the reassign groups (consumer -> Unix ms of the janitor's last XCLAIM
                   to it, written by sweepPage.lua)
+KEYS[last 2G]     per group g: its dead-letter index and the index's state hash
+                  (src/core/deadLetterIndex.ts), at #KEYS - 2G + 2g - 1 and #KEYS - 2G + 2g
 
 ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not. Followed by 'c' ('0c',
          '1c') for the group status: also entries-read and XINFO CONSUMERS per group. A scrape
@@ -40,6 +42,9 @@ Returns a flat array:
     resets a consumer's idle as a read would: a consumer whose latest activity is the
     janitor's own hand-off (its touch, at or after now - idle - 1 ms) gives no idle here, the
     rule sweepPage.lua applies to reassign's live consumers.
+    then: deadLetters, the XLEN of the group's dead-letter index (its own dead letters, exact
+    whatever else shares the dead-letter stream), and 1 when that index is complete, else 0
+    (still being built: the count is a lower bound)
   status: '' read; 'S' the stream could not be read (see its error); 'G' no such group on the
   stream; anything else: the error message of the XPENDING that failed.
 ]]
@@ -87,6 +92,7 @@ for s = 1, streamCount do
 end
 
 local groupCount = withConsumers and (#ARGV - 3) / 4 or (#ARGV - 2) / 3
+local indexBase = #KEYS - 2 * groupCount
 
 -- The janitor's last XCLAIM to each consumer of group g (name -> Unix ms), or nil.
 local function touchesOf(g)
@@ -181,6 +187,11 @@ for g = 1, groupCount do
         push(count)
         push(minIdle)
       end
+      local indexKey, stateKey = KEYS[indexBase + 2 * g - 1], KEYS[indexBase + 2 * g]
+      local indexed = redis.pcall('XLEN', indexKey)
+      push(failed(indexed) and -1 or indexed)
+      local complete = redis.pcall('HGET', stateKey, 'complete')
+      push(complete == '1' and 1 or 0)
     end
   end
 end

@@ -24,7 +24,9 @@ On Redis Cluster both keys share the source stream's hash slot (the slot rule, s
 refuses any other layout at start-up), so the script runs on the node that owns them.
 
 KEYS[1]  dead-letter stream
-KEYS[2]  target stream (the group's requeueStream, or the source stream)
+KEYS[2]  target stream (the group's requeueStream, or the source stream, or its retry lane)
+KEYS[3]  the group's dead-letter index (src/core/deadLetterIndex.ts): each moved dead letter
+         leaves it too, in the same call, so that its length stays the group's exact count
 
 ARGV[1]  source stream (x-original-stream of the dead letters to move)
 ARGV[2]  group (x-original-group of the dead letters to move)
@@ -59,7 +61,7 @@ Included when loaded: includes/streamIds.lua, metadata.lua, deadLetterReaders.lu
 --- @include "deadLetterReaders"
 --- @include "deadLetterPage"
 
-local deadLetters, target = KEYS[1], KEYS[2]
+local deadLetters, target, index = KEYS[1], KEYS[2], KEYS[3]
 local source, group = ARGV[1], ARGV[2]
 local cursor, endId = ARGV[3], ARGV[4]
 local scanLimit, moveLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -67,7 +69,7 @@ local reason = ARGV[7]
 local dryRun = ARGV[8] == '1'
 
 local exists = {}
-for _, key in ipairs({ deadLetters, target }) do
+for _, key in ipairs({ deadLetters, target, index }) do
   local keyType = redis.call('TYPE', key)['ok']
   if keyType ~= 'stream' and keyType ~= 'none' then
     return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a stream')
@@ -170,6 +172,7 @@ end
 
 for first = 1, #toDelete, 1000 do
   redis.call('XDEL', deadLetters, unpack(toDelete, first, math.min(first + 999, #toDelete)))
+  redis.call('XDEL', index, unpack(toDelete, first, math.min(first + 999, #toDelete)))
 end
 if failure then
   return redis.error_reply(failure .. ' (redrive stopped: ' .. #toDelete ..

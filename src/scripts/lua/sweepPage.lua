@@ -26,6 +26,10 @@ KEYS[5]  optional fence key (src/sweep/slotFence.ts). One server: the lease key,
          ARGV fence or nothing changes. Redis Cluster (fence is 'token:<n>'): a key in the
          source's slot holding the highest fencing token that wrote here; a lower n changes
          nothing, a higher one is stored before the first write
+KEYS[last 3]  the group's dead-letter index, its state hash and the dead-letter stream's index
+         floor (src/core/deadLetterIndex.ts): once the state says complete, each dead letter
+         written gets an index entry at its own id with its x-* fields and no body, and the index
+         is trimmed below the floor (what deadLetterMaxLen dropped, for any group of the stream)
 
 ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   group, consumer    the group, and the janitor's own consumer (it owns claimed entries only
@@ -62,6 +66,8 @@ Returns a flat name/value list, parsed by parseSweepPageReply():
   claimed id, not its copy's),
   deadLettersDropped (dead letters the cap removed during this call: XLEN before the call's
   dead-letter writes, plus the writes, minus XLEN after; exact, as nothing else runs meanwhile),
+  deadLetterIndexed (1: the index was complete and kept so; 0: it still needs building,
+  indexDeadLetters.lua),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
 Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
   FENCED, NOSTREAM, WRONGTYPE, NOGROUP, IDSEXHAUSTED, CONSUMERBUSY
@@ -81,6 +87,7 @@ is read with one entry of look-ahead, whose id is the next cursor.
 --- @include "backoff"
 
 local source, target, deadLetters, touchesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local indexKey, indexStateKey, indexFloorKey = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 -- Called once per entry: as upvalues rather than global lookups.
 local call, unpack = redis.call, unpack
 local arg = {}
@@ -127,7 +134,7 @@ end
 
 -- The fence (includes/fence.lua); on Cluster it is raised just before the first write (below).
 local fenceToken = nil
-if #KEYS >= 5 then
+if #KEYS >= 8 then
   local fenced
   fenced, fenceToken = checkFence(KEYS[5], arg.fence, 'has swept this stream')
   if fenced then return refuse('FENCED', fenced) end
@@ -145,6 +152,9 @@ local refusal = checkType(source, 'stream', false)
   or checkType(target, 'stream', true)
   or checkType(deadLetters, 'stream', true)
   or checkType(touchesKey, 'hash', true)
+  or checkType(indexKey, 'stream', true)
+  or checkType(indexStateKey, 'hash', true)
+  or checkType(indexFloorKey, 'string', true)
 if refusal then return refusal end
 
 -- Also the group check (NOGROUP): entries held by a consumer of the janitor's name were not put
@@ -181,6 +191,21 @@ end
 -- Checks passed. Raised even when this page finds nothing to do: the stream has been swept under
 -- this token, and a leader with a lower one must not write here any more.
 if fenceToken then redis.call('SET', KEYS[5], fenceToken) end
+
+-- The dead-letter index: kept only once complete (until then indexDeadLetters.lua builds it from
+-- the dead-letter stream, and writing here would leave gaps below its cursor). Dead letters that
+-- deadLetterMaxLen dropped, whichever group's write did it, leave the index too.
+local indexing = redis.call('HGET', indexStateKey, 'complete') == '1'
+if not indexing and (not exists[deadLetters] or redis.call('XLEN', deadLetters) == 0) then
+  -- No dead letter written before the index: it is complete from the start (once per group).
+  redis.call('DEL', indexKey, indexStateKey)
+  redis.call('HSET', indexStateKey, 'complete', '1')
+  indexing = true
+end
+if indexing then
+  local floor = redis.call('GET', indexFloorKey)
+  if floor then redis.call('XTRIM', indexKey, 'MINID', floor) end
+end
 
 ------------------------------------------------------------------------------------------------
 -- Reassign: live candidates. Seen is XINFO CONSUMERS `idle`, the time since the consumer's last
@@ -308,7 +333,20 @@ local function writeFiltered(args, prefixLength, metadata, metadataNames, fields
     end
   end
   for i = 1, #metadata do args[n + i] = metadata[i] end
-  call(unpack(args, 1, n + #metadata))
+  return call(unpack(args, 1, n + #metadata))
+end
+
+-- The index entry of the dead letter `id`: the 14 metadata values from list[first] on (the
+-- DEAD_LETTER_METADATA pairs), at the dead letter's own id. Index ids come only from the
+-- dead-letter stream, in its order, so the XADD cannot fail but for a hand-made change (the
+-- dead-letter stream deleted and recreated with lower ids): then the index is dropped, to be
+-- built again (indexDeadLetters.lua), rather than left short; the dead letter stands either way.
+local function indexDeadLetter(id, list, first)
+  local added = redis.pcall('XADD', indexKey, id, unpack(list, first, first + 13))
+  if type(added) == 'table' and added.err then
+    redis.call('DEL', indexKey, indexStateKey)
+    indexing = false
+  end
 end
 
 ------------------------------------------------------------------------------------------------
@@ -434,17 +472,21 @@ local function handle(id, fields, entry)
       fields[n + 12] = nowMsString
       fields[n + 13] = 'x-last-consumer'
       fields[n + 14] = entry[2]
+      local written
       if capped then
-        call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
+        written = call('XADD', deadLetters, 'MAXLEN', '~', deadLetterMaxLen, '*', unpack(fields, 1, n + 14))
       else
-        call('XADD', deadLetters, '*', unpack(fields, 1, n + 14))
+        written = call('XADD', deadLetters, '*', unpack(fields, 1, n + 14))
       end
+      if indexing then indexDeadLetter(written, fields, n + 1) end
     else
       deadLetterMetadata[2] = originalId
       deadLetterMetadata[8] = countText(deliveries)
       deadLetterMetadata[10] = reason
       deadLetterMetadata[14] = entry[2]
-      writeFiltered(deadLetterArgs, deadLetterPrefix, deadLetterMetadata, deadLetterNames, fields)
+      local written = writeFiltered(deadLetterArgs, deadLetterPrefix, deadLetterMetadata,
+        deadLetterNames, fields)
+      if indexing then indexDeadLetter(written, deadLetterMetadata, 1) end
     end
     ackCount = ackCount + 1
     acks[ackCount] = id
@@ -788,6 +830,16 @@ if capped then
   result.deadLettersDropped = deadLettersBefore + result.deadLetteredMaxDeliveries +
     result.deadLetteredAction + result.deadLetteredMaxIdle - redis.call('XLEN', deadLetters)
 end
+if result.deadLettersDropped > 0 then
+  -- The cap dropped the oldest dead letters: every index of the stream loses what is below its
+  -- first id now (one entry read, only when the cap dropped some).
+  local first = redis.call('XRANGE', deadLetters, '-', '+', 'COUNT', 1)[1]
+  if first then
+    redis.call('SET', indexFloorKey, first[1])
+    if indexing then redis.call('XTRIM', indexKey, 'MINID', first[1]) end
+  end
+end
+result.deadLetterIndexed = indexing and 1 or 0
 local reply = {
   'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,
   'ghosts', ghosts, 'oversized', oversized, 'invalidCountIds', invalidCountIds,

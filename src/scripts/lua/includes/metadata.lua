@@ -7,6 +7,9 @@ local DEAD_LETTER_METADATA = {
   'x-original-id', 'x-original-stream', 'x-original-group', 'x-delivery-count',
   'x-dead-letter-reason', 'x-dead-lettered-at', 'x-last-consumer',
 }
+-- x-dead-letter-reason: every reason sweepPage.lua writes (DEAD_LETTER_REASONS in
+-- src/core/copyMetadata.ts, the list the --reason options accept).
+local DEAD_LETTER_REASONS = { 'max-deliveries', 'action', 'max-idle' }
 -- Added to a redriven copy (with x-original-id, and x-delivery-count 0).
 local REDRIVE_METADATA = { 'x-redrive-count', 'x-redriven-at' }
 

@@ -1,0 +1,35 @@
+import { sameSlotKey } from "./keySlot.js";
+import type { ResolvedGroup } from "./resolveGroup.js";
+
+/**
+ * The keys of a group's dead-letter index, all in its dead-letter stream's hash slot (so one
+ * script reaches them with the dead letters; the slot rule keeps that slot the source's):
+ * - `index`: a stream with one entry per dead letter of this group, at the dead letter's own id,
+ *   holding its x-* envelope and no body. Its XLEN is the group's exact dead-letter count, and
+ *   a dead letter's envelope is read without its body.
+ * - `state`: a hash; `complete` is 1 once the index holds every dead letter of the group (built
+ *   once from what older versions wrote, `cursor` says how far while it is being built).
+ * - `floor`: per dead-letter stream, the first id left after deadLetterMaxLen last dropped dead
+ *   letters; each group sharing the stream trims its index below it.
+ * The source stream's name is in the index's name with its length, so that no two stream/group
+ * pairs sharing a dead-letter stream can get the same key (names may contain `:`).
+ */
+export interface DeadLetterIndexKeys {
+  index: string;
+  state: string;
+  floor: string;
+}
+
+export function deadLetterIndexKeys(
+  group: Pick<ResolvedGroup, "stream" | "group" | "deadLetterStream">,
+): DeadLetterIndexKeys {
+  const index = sameSlotKey(
+    group.deadLetterStream,
+    `index:${group.stream.length}:${group.stream}:${group.group}`,
+  );
+  return {
+    index,
+    state: sameSlotKey(index, "state"),
+    floor: sameSlotKey(group.deadLetterStream, "index-floor"),
+  };
+}
