@@ -8,6 +8,7 @@ import { reapConsumers } from "./reapConsumers.js";
 import { safeTrim } from "./safeTrim.js";
 import { parseXinfoGroupNames } from "../redis/replies.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { runTrimRetryLane } from "../scripts/trimRetryLane.js";
 import { fenceAboveToken } from "../sweep/slotFence.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
@@ -26,9 +27,10 @@ export interface MaintenanceOptions {
 
 /**
  * The leader's housekeeping after each sweep pass, under the same fence as the sweep: reaps
- * idle consumers of the groups that ask for it (groups[].reapConsumersIdleMs) and trims the
- * `retention` streams safely. A problem with one group or stream is logged and skipped; a
- * fenced script (the lease moved) ends the work, since every later one would be refused too.
+ * idle consumers of the groups that ask for it (groups[].reapConsumersIdleMs), trims each retry
+ * lane to its live work and the `retention` streams safely. A problem with one group or stream
+ * is logged and skipped; a fenced script (the lease moved) ends the work, since every later one
+ * would be refused too.
  * What it changed is emitted as MaintenanceEvents.
  */
 export class Maintenance extends EventEmitter<MaintenanceEvents> {
@@ -76,6 +78,7 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
         const swept = results.find((r) => r.stream === group.stream && r.group === group.group);
         stream = group.stream;
         if (idleMs > 0 && swept?.error === undefined) await this.reap(group, idleMs, fence);
+        if (swept?.error === undefined) await this.trimLane(group, fence);
       }
       for (const retention of this.options.retention) {
         if (signal.aborted) return undefined;
@@ -117,6 +120,29 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
     } catch (error) {
       if (classifySweepError(error).kind === "fenced") throw error;
       this.log.error({ ...labels, err: error }, "could not reap consumers");
+    }
+  }
+
+  /**
+   * A retry lane keeps only its live work: the copies its group delivered and acknowledged go
+   * (trimRetryLane.lua, the safe-trim rule), at each pass, so that the lane's length is what
+   * still waits and a re-created lane group delivers again as little as possible.
+   */
+  private async trimLane(group: ResolvedGroup, fence: Fence): Promise<void> {
+    const lane = group.retryLaneStream;
+    if (lane === undefined) return;
+    const labels = { stream: group.stream, group: group.group, retryLane: lane };
+    try {
+      const { removed, length } = await runTrimRetryLane(this.options.redis, {
+        stream: group.stream,
+        lane,
+        group: group.group,
+        fence,
+      });
+      if (removed > 0) this.log.debug({ ...labels, removed, length }, "retry lane trimmed");
+    } catch (error) {
+      if (classifySweepError(error).kind === "fenced") throw error;
+      this.log.error({ ...labels, err: error }, "could not trim the retry lane");
     }
   }
 

@@ -50,6 +50,8 @@ export interface GroupSweepResult {
   /** A graceful stop ended (or skipped) this group's sweep: not a failure. */
   interrupted: boolean;
   durationMs: number;
+  /** The retry lane whose group this sweep created again (it was destroyed by hand). */
+  retryLaneRecreated?: string;
   /** Set when the group could not be swept (or not to the end); the counts say what was done. */
   error?: string;
   errorKind?: SweepErrorKind;

@@ -78,6 +78,12 @@ function report(
       "dead letters dropped: deadLetterMaxLen trimmed the oldest dead letters away; their data is lost",
     );
   }
+  if (result.retryLaneRecreated !== undefined) {
+    logger.warn(
+      { retryLane: result.retryLaneRecreated },
+      "retry lane's group re-created (it was destroyed): its copies not trimmed yet are delivered again, those acknowledged since the last trim included",
+    );
+  }
   if (result.ghosts > 0) {
     logger.warn(
       {
@@ -250,12 +256,13 @@ export async function sweepOnce(
       return result;
     }
     // Atomically created (or found) before any copy is written: a refusal changes nothing.
-    const laneRefusal = await prepareRetryLane(context.redis, group, context.fence);
-    if (laneRefusal !== undefined) {
-      result.error = laneRefusal;
+    const lanePrepared = await prepareRetryLane(context.redis, group, context.fence);
+    if (lanePrepared.refusal !== undefined) {
+      result.error = lanePrepared.refusal;
       result.errorKind = "refused";
       return result;
     }
+    if (lanePrepared.recreated) result.retryLaneRecreated = group.retryLaneStream;
     const sourceDone = await sweepPel(group, context, signal, result, undefined);
     // The lane is swept as part of the group, within the same budget: complete once both wrapped.
     const lane = group.retryLaneStream;

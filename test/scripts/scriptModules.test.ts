@@ -26,6 +26,8 @@ const SCRIPTS = [
   "reapConsumers.lua",
   "safeTrim.lua",
   "readGroupStats.lua",
+  "ensureRetryLane.lua",
+  "trimRetryLane.lua",
 ];
 
 describe("the script loader", () => {
