@@ -1,4 +1,3 @@
-import { pino } from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { Maintenance } from "../../src/maintenance/Maintenance.js";
