@@ -26,6 +26,7 @@ import {
   type ConsumerReadOptions,
 } from "../scripts/readGroupStats.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
+import { laneGroupFromReplies } from "./retryLaneWork.js";
 
 interface StreamSlots {
   length: number;
@@ -38,6 +39,9 @@ interface GroupSlots {
   oldest: number;
   deadLetterLength: number;
   retryLaneLength: number | undefined;
+  /** With a retry lane: XINFO GROUPS of the lane and its group's oldest pending copy there. */
+  laneGroups: number | undefined;
+  laneOldest: number | undefined;
   /** XINFO CONSUMERS, only when the read asks for the consumers' activity. */
   consumers: number | undefined;
   /** HGETALL of the touches hash, with the activity of a reassign group only. */
@@ -158,7 +162,7 @@ async function readGroupSnapshotsPipelined(
   const streams = new Map<string, StreamSlots>();
   const slots: GroupSlots[] = [];
   for (const group of groups) {
-    const { stream } = group;
+    const { stream, retryLaneStream: lane } = group;
     if (!streams.has(stream)) {
       streams.set(stream, {
         length: add(["XLEN", stream]),
@@ -169,8 +173,10 @@ async function readGroupSnapshotsPipelined(
       summary: options.perConsumer ? add(["XPENDING", stream, group.group]) : undefined,
       oldest: add(["XPENDING", stream, group.group, "-", "+", 1]),
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
-      retryLaneLength:
-        group.retryLaneStream === undefined ? undefined : add(["XLEN", group.retryLaneStream]),
+      retryLaneLength: lane === undefined ? undefined : add(["XLEN", lane]),
+      laneGroups: lane === undefined ? undefined : add(["XINFO", "GROUPS", lane]),
+      laneOldest:
+        lane === undefined ? undefined : add(["XPENDING", lane, group.group, "-", "+", 1]),
       consumers: options.consumers ? add(["XINFO", "CONSUMERS", stream, group.group]) : undefined,
       touches: withTouches(options, group) ? add(["HGETALL", group.touchesKey]) : undefined,
     });
@@ -245,6 +251,10 @@ async function readGroupSnapshotsPipelined(
         retryLaneLength: laneLength(
           slot.retryLaneLength === undefined ? undefined : at(slot.retryLaneLength),
         ),
+        retryLaneGroup:
+          slot.laneGroups === undefined || slot.laneOldest === undefined
+            ? undefined
+            : laneGroupFromReplies(group.group, at(slot.laneGroups), at(slot.laneOldest)),
         ...(activity === undefined ? {} : { activity }),
       };
       return { group, state: "ok", values };
