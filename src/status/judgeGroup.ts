@@ -102,8 +102,13 @@ export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSett
     (sample) =>
       sample.minConsumerIdleMs !== null && sample.minConsumerIdleMs < settings.seenWithinMs,
   );
-  const waits = (latest.lag ?? 0) > 0 || latest.due > 0;
-  const work = `lag ${latest.lag ?? "unknown"}, ${latest.due} due pending`;
+  // A group's retry lane is its work too (its consumers read both): waiting there counts alike.
+  const laneWaits = (latest.retryLaneLag ?? 0) > 0 || (latest.retryLaneDue ?? 0) > 0;
+  const waits = (latest.lag ?? 0) > 0 || latest.due > 0 || laneWaits;
+  const laneWork = laneWaits
+    ? `; retry lane lag ${latest.retryLaneLag ?? "unknown"}, ${latest.retryLaneDue ?? 0} due`
+    : "";
+  const work = `lag ${latest.lag ?? "unknown"}, ${latest.due} due pending${laneWork}`;
   if (waits && !seen) {
     const who =
       latest.consumerCount === 0

@@ -1,6 +1,7 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
 import type { GroupReading } from "../scrape/GroupReading.js";
+import { laneDue, laneLag } from "../scrape/retryLaneWork.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
 import type { StatusSample } from "./StatusSample.js";
 
@@ -32,6 +33,13 @@ export function sampleOf(
     oldestPendingIdleMs: values.pending === 0 ? 0 : values.oldestPendingIdleMs,
     deadLetters: values.deadLetterLength ?? null,
     retryLane: values.retryLaneLength ?? null,
+    ...(group.retryLaneStream === undefined
+      ? {}
+      : {
+          retryLaneLag: laneLag(values) ?? null,
+          retryLanePending: values.retryLaneGroup?.pending ?? null,
+          retryLaneDue: laneDue(group, values),
+        }),
     lastDeliveredId: values.lastDeliveredId,
     entriesRead: values.activity?.entriesRead ?? null,
     consumerCount: values.activity?.consumerCount ?? 0,
