@@ -29,7 +29,7 @@ function patternKeyRoles(entry: DiscoverConfig, owner: string): KeyRole[] {
 }
 
 /** Every key the configuration gives a role, in configuration order. */
-export function configKeyRoles(config: RolesInput): KeyRole[] {
+function configKeyRoles(config: RolesInput): KeyRole[] {
   const roles = leaseKeyRoles(config.lease.key);
   const eventsStream = config.events?.stream ?? "";
   if (eventsStream !== "") {
