@@ -1,7 +1,7 @@
 import type { Fence } from "../core/fence.js";
 import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { withFence } from "./scriptFence.js";
-import { replyFields } from "./scriptReplies.js";
+import { flag, replyFields } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /** The interface of src/scripts/lua/trimRetryLane.lua: the request, its arguments, its reply. */
@@ -11,6 +11,8 @@ export interface TrimRetryLaneRequest {
   lane: string;
   group: string;
   fence: Fence | undefined;
+  /** About this many copies removed per call at most. */
+  pageSize: number;
 }
 
 export interface TrimRetryLaneResult {
@@ -18,6 +20,8 @@ export interface TrimRetryLaneResult {
   removed: number;
   /** XLEN of the lane afterwards. */
   length: number;
+  /** More may be removable: call again. */
+  more: boolean;
 }
 
 /** The script's errors; nothing changed on any of them. */
@@ -25,7 +29,7 @@ export const TRIM_RETRY_LANE_ERRORS: readonly RedisErrorCode[] = ["FENCED", "WRO
 
 function trimRetryLaneArgs(request: TrimRetryLaneRequest): ScriptCall {
   const { keys, fenceValue } = withFence([request.lane], request.fence, request.stream);
-  return scriptCall(keys, [request.group, fenceValue]);
+  return scriptCall(keys, [request.group, fenceValue, request.pageSize]);
 }
 
 /** One call: the floor of the lane's group and the XTRIM MINID up to it, atomically. */
@@ -34,6 +38,6 @@ export async function runTrimRetryLane(
   request: TrimRetryLaneRequest,
 ): Promise<TrimRetryLaneResult> {
   const reply = await callScript(redis, "sjTrimRetryLane", trimRetryLaneArgs(request));
-  const [removed, length] = replyFields("trimRetryLane", reply, 2);
-  return { removed: Number(removed), length: Number(length) };
+  const [removed, length, more] = replyFields("trimRetryLane", reply, 3);
+  return { removed: Number(removed), length: Number(length), more: flag(more) };
 }

@@ -81,7 +81,7 @@ function report(
   if (result.retryLaneRecreated !== undefined) {
     logger.warn(
       { retryLane: result.retryLaneRecreated },
-      "retry lane found without its group (XGROUP DESTROY by hand?): group created again at id 0; the copies still in the lane are delivered again, those acknowledged since the last trim included",
+      "retry lane's group re-created at id 0: the lane was found without it (XGROUP DESTROY by hand?); the copies still in the lane are delivered again, those acknowledged since the last trim included",
     );
   }
   if (result.ghosts > 0) {

@@ -8,6 +8,7 @@ import type { LeaderTerm } from "../../src/lease/types.js";
 import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../../src/metrics/maintenanceMetrics.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
+import { runTrimRetryLane } from "../../src/scripts/trimRetryLane.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -127,6 +128,34 @@ describe("retry lane: the leader trims it to its live work", () => {
     await leader.pass();
 
     expect(await fixture.redis.xlen(lane)).toBe(5);
+  });
+});
+
+describe("retry lane trim: bounded calls", () => {
+  it("one call removes about pageSize copies at most, and says when there may be more", async () => {
+    const stream = uniquePrefix("lane-trim-pages");
+    const lane = `{${stream}}:workers:retry`;
+    await fixture.redis.xgroup("CREATE", lane, "workers", "0", "MKSTREAM");
+    const pipeline = fixture.redis.pipeline();
+    for (let i = 0; i < 5000; i += 1) pipeline.xadd(lane, "*", "n", String(i));
+    await pipeline.exec();
+    const read = await readLane(lane, 5000);
+    await fixture.redis.xack(lane, "workers", ...read.slice(0, 4990));
+    const redis = registerScripts(fixture.redis);
+    const request = { stream, lane, group: "workers", fence: undefined, pageSize: 1000 };
+
+    const first = await runTrimRetryLane(redis, request);
+    expect(first.removed).toBeGreaterThan(0);
+    expect(first.removed).toBeLessThanOrEqual(1000);
+    expect(first.more).toBe(true);
+    let calls = 1;
+    for (let page = first; page.more; calls += 1) page = await runTrimRetryLane(redis, request);
+
+    expect(calls).toBeGreaterThanOrEqual(5);
+    expect(await fixture.redis.xlen(lane)).toBe(10);
+    expect((await pendingEntries(fixture.redis, lane, "workers")).map((e) => e.id)).toEqual(
+      read.slice(4990),
+    );
   });
 });
 

@@ -3,7 +3,8 @@
 -- from the smaller of its oldest pending id (XPENDING summary) and the first id after its
 -- last-delivered-id; whatever comes before was delivered to it and acknowledged. Returns the
 -- floor (the smallest such id of all groups, nil when the stream has no group) and the list of
--- { group, neededFromId } pairs. Read-only; no entry body is read.
+-- { group, neededFromId, info } (info: the group's XINFO GROUPS fields by name). Read-only; no
+-- entry body is read.
 local function groupNeeds(stream)
   local floor = nil
   local needs = {}
@@ -15,7 +16,7 @@ local function groupNeeds(stream)
       local oldestPending = redis.call('XPENDING', stream, info['name'])[2]
       if oldestPending and idLess(oldestPending, neededFrom) then neededFrom = oldestPending end
     end
-    needs[#needs + 1] = { info['name'], neededFrom }
+    needs[#needs + 1] = { info['name'], neededFrom, info }
     if floor == nil or idLess(neededFrom, floor) then floor = neededFrom end
   end
   return floor, needs
