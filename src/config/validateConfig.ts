@@ -1,6 +1,7 @@
 import convict from "convict";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import { checkEventsStream } from "./checkEventsStream.js";
+import { checkKeyRoles } from "./checkKeyRoles.js";
 import {
   checkCrossKeyRules,
   janitorSchema,
@@ -52,6 +53,8 @@ export function checkConfig(
   const config: JanitorConfig = { ...merged, groups, discover, retention };
   checkCrossKeyRules(config, problems, badSections);
   if (!badSections.has("events")) checkEventsStream(config, problems);
+  const roleSections = ["groups", "discover", "events", "lease"];
+  if (!roleSections.some((name) => badSections.has(name))) checkKeyRoles(config, problems);
   if (!badSections.has("http")) problems.check(() => checkHttpAuthRules(config.http.auth));
   // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
   // (Only on a clean groups list: a dropped entry would shift the indexes the problems name.)

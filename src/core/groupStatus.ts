@@ -36,6 +36,9 @@ export interface StatusSampleReport {
   deadLetters: number | null;
   /** XLEN of the group's retry lane; null without one. */
   retryLane: number | null;
+  /** The retry lane's lag and pending copies; null without a lane or when unknown. */
+  retryLaneLag?: number | null;
+  retryLanePending?: number | null;
   /** The group's last-delivered id: its timestamp tells how old the delivered work is. */
   lastDeliveredId: string | null;
 }

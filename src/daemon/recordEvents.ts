@@ -52,6 +52,10 @@ function sweepEvents(result: GroupSweepResult): AdvisoryEvent[] {
     const count = result.deadLettersDropped;
     events.push({ type: "dead-letters-dropped", stream, group, count });
   }
+  const retryLane = result.retryLaneRecreated;
+  if (retryLane !== undefined) {
+    events.push({ type: "retry-lane-group-recreated", stream, group, detail: { retryLane } });
+  }
   return events;
 }
 

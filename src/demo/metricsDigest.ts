@@ -104,10 +104,14 @@ export async function printDigest(
     `totals: claimed ${total("claimed_entries")}, requeued ${total("requeued_entries")}, ` +
       `dead-lettered ${total("dead_lettered_entries")}, ghosts ${total("ghost_entries")}`,
   );
+  // Copies requeued into each lane over the run; the leader trims the ones acknowledged, so
+  // what is left in a lane (its length) is the work still waiting there.
   printer.detail(
-    `retry lanes (requeued copies): ${DEMO_BILLING_LANE} ${billingLane} entries, ` +
-      `${DEMO_AUDIT_LANE} ${auditLane} entries; group ${DEMO_AUDIT_GROUP}: claimed ` +
-      `${total("claimed_entries", AUDIT_LABELS)}, requeued ${total("requeued_entries", AUDIT_LABELS)}`,
+    `retry lanes (requeued copies): ${DEMO_BILLING_LANE} ${total("requeued_entries")} entries, ` +
+      `${DEMO_AUDIT_LANE} ${total("requeued_entries", AUDIT_LABELS)} entries; group ` +
+      `${DEMO_AUDIT_GROUP}: claimed ${total("claimed_entries", AUDIT_LABELS)}, requeued ` +
+      `${total("requeued_entries", AUDIT_LABELS)}; left in the lanes (not yet acknowledged): ` +
+      `${billingLane}, ${auditLane}`,
   );
   printer.detail(
     `dead-letter stream length ${deadLetters}, leader ${round(sample("leader", {}) ?? 0)}`,

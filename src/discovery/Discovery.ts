@@ -46,6 +46,8 @@ export class Discovery {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly loop: PeriodicTask;
   private lastFailure = "";
+  /** The groups left out for a role collision, as last logged. */
+  private lastRefused = "[]";
 
   constructor(options: DiscoveryOptions) {
     this.options = options;
@@ -146,6 +148,15 @@ export class Discovery {
         `discovery.maxGroups reached: groups matched by ${[...scan.overCap.keys()].join(", ")} are not watched (the first ${config.discovery.maxGroups} by stream/group name are)`,
       );
     }
+    // Said once per change of the set, not at every scan.
+    const refused = JSON.stringify(scan.refused);
+    if (refused !== this.lastRefused && scan.refused.length > 0) {
+      this.log.warn(
+        { refusedCount: scan.refused.length, refused: scan.refused.slice(0, MAX_LOGGED_IDS) },
+        "discovered groups left out: one of their keys would take another key's role",
+      );
+    }
+    this.lastRefused = refused;
     this.discovered = scan.discovered;
     const change = this.install();
     if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {

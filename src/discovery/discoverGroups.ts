@@ -6,9 +6,10 @@ import { parseXinfoGroupNames } from "../redis/replies.js";
 import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 import { compileGlob } from "./globMatch.js";
 import { scanNodesOf, type ScanNodes } from "./scanNodes.js";
+import { withoutRoleCollisions, type RefusedGroup } from "./roleCollisions.js";
 
 export type DiscoveryInput = Pick<JanitorConfig, "groups" | "discover" | "discovery"> &
-  Partial<Pick<JanitorConfig, "events">>;
+  Partial<Pick<JanitorConfig, "events" | "lease">>;
 
 export interface DiscoveryScan {
   /** Groups found by the patterns, after exclusions, overrides and the cap, by stream/group name. */
@@ -19,6 +20,8 @@ export interface DiscoveryScan {
   streamsMatched: number;
   /** Groups found before the cap (listed pairs and excluded streams already left out). */
   candidates: number;
+  /** Groups left out because one of their keys would take another key's role. */
+  refused: RefusedGroup[];
 }
 
 /**
@@ -153,6 +156,7 @@ export async function scanDiscoverPatterns(
     overCap: new Map(),
     streamsMatched: 0,
     candidates: 0,
+    refused: [],
   };
   if (config.discover.length === 0) return scan;
   const matches = new Map<string, Match>();
@@ -187,7 +191,9 @@ export async function scanDiscoverPatterns(
   // The advisory events stream is the janitor's output too (contract section 8).
   const eventsStream = config.events?.stream ?? "";
   if (eventsStream !== "") outputs.add(eventsStream);
-  const sources = candidates.filter((group) => !outputs.has(group.stream)).sort(byName);
+  const unclaimed = candidates.filter((group) => !outputs.has(group.stream)).sort(byName);
+  const { kept: sources, refused } = withoutRoleCollisions(config, listed, unclaimed);
+  scan.refused = refused;
   scan.candidates = sources.length;
   // Stable from scan to scan: the first maxGroups by name, whatever order SCAN returned.
   scan.discovered = sources.slice(0, config.discovery.maxGroups);

@@ -17,7 +17,8 @@ type EventType =
   | "trimmed"
   | "dlq-redriven"
   | "dlq-purged"
-  | "dead-letters-dropped";
+  | "dead-letters-dropped"
+  | "retry-lane-group-recreated";
 
 /** One advisory event; absent fields are written empty (count 0, detail {}). */
 export interface AdvisoryEvent {

@@ -8,10 +8,18 @@ import { reapConsumers } from "./reapConsumers.js";
 import { safeTrim } from "./safeTrim.js";
 import { parseXinfoGroupNames } from "../redis/replies.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { runTrimRetryLane } from "../scripts/trimRetryLane.js";
 import { fenceAboveToken } from "../sweep/slotFence.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
+
+/**
+ * Copies one trimRetryLane call removes at most: 0.4-0.8 ms of Redis time for 200-byte copies on
+ * the 2-core test machine under load, so one call stays short; a pass calls again while there
+ * is more, up to maxTrimmedPerPass.
+ */
+const LANE_TRIM_PAGE_SIZE = 2000;
 
 export interface MaintenanceOptions {
   redis: ScriptedRedis;
@@ -26,9 +34,10 @@ export interface MaintenanceOptions {
 
 /**
  * The leader's housekeeping after each sweep pass, under the same fence as the sweep: reaps
- * idle consumers of the groups that ask for it (groups[].reapConsumersIdleMs) and trims the
- * `retention` streams safely. A problem with one group or stream is logged and skipped; a
- * fenced script (the lease moved) ends the work, since every later one would be refused too.
+ * idle consumers of the groups that ask for it (groups[].reapConsumersIdleMs), trims each retry
+ * lane to its live work and the `retention` streams safely. A problem with one group or stream
+ * is logged and skipped; a fenced script (the lease moved) ends the work, since every later one
+ * would be refused too.
  * What it changed is emitted as MaintenanceEvents.
  */
 export class Maintenance extends EventEmitter<MaintenanceEvents> {
@@ -76,6 +85,7 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
         const swept = results.find((r) => r.stream === group.stream && r.group === group.group);
         stream = group.stream;
         if (idleMs > 0 && swept?.error === undefined) await this.reap(group, idleMs, fence);
+        if (swept?.error === undefined) await this.trimLane(group, fence, signal);
       }
       for (const retention of this.options.retention) {
         if (signal.aborted) return undefined;
@@ -117,6 +127,38 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
     } catch (error) {
       if (classifySweepError(error).kind === "fenced") throw error;
       this.log.error({ ...labels, err: error }, "could not reap consumers");
+    }
+  }
+
+  /**
+   * A retry lane keeps only its live work: the copies its group delivered and acknowledged go
+   * (trimRetryLane.lua, the safe-trim rule), at each pass, so that the lane's length is what
+   * still waits and a re-created lane group delivers again as little as possible.
+   */
+  private async trimLane(group: ResolvedGroup, fence: Fence, signal: AbortSignal): Promise<void> {
+    const lane = group.retryLaneStream;
+    if (lane === undefined) return;
+    const labels = { stream: group.stream, group: group.group, retryLane: lane };
+    let removed = 0;
+    try {
+      for (;;) {
+        const page = await runTrimRetryLane(this.options.redis, {
+          stream: group.stream,
+          lane,
+          group: group.group,
+          fence,
+          pageSize: LANE_TRIM_PAGE_SIZE,
+        });
+        removed += page.removed;
+        if (!page.more || removed >= this.options.maxTrimmedPerPass || signal.aborted) {
+          if (removed > 0)
+            this.log.debug({ ...labels, removed, length: page.length }, "retry lane trimmed");
+          return;
+        }
+      }
+    } catch (error) {
+      if (classifySweepError(error).kind === "fenced") throw error;
+      this.log.error({ ...labels, err: error }, "could not trim the retry lane");
     }
   }
 

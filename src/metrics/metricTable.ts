@@ -98,7 +98,7 @@ export const METRIC_TABLE = {
       name: "stream_janitor_backlog_entries",
       type: "gauge",
       perGroup: true,
-      help: "Work waiting for a consumer, for autoscaling: lag_entries plus pending_due_entries. No sample while the lag is unknown (see lag_valid): a 0 would scale the consumers to zero.",
+      help: "Work waiting for a consumer, for autoscaling: lag_entries plus pending_due_entries, plus for a group with a retry lane retry_lane_lag_entries and its due copies. No sample while a lag is unknown (see lag_valid): a 0 would scale the consumers to zero.",
       labelNames: GROUP,
     },
     groupReadable: {
@@ -140,7 +140,21 @@ export const METRIC_TABLE = {
       name: "stream_janitor_retry_lane_length_entries",
       type: "gauge",
       perGroup: true,
-      help: "XLEN of the group's retry lane (retryLane: true): requeued copies waiting for the group; only for groups with a lane.",
+      help: "XLEN of the group's retry lane (retryLane: true): the copies the leader has not trimmed yet, that is those pending or not yet delivered, plus those acknowledged since the last maintenance pass; only for groups with a lane.",
+      labelNames: GROUP,
+    },
+    retryLanePendingEntries: {
+      name: "stream_janitor_retry_lane_pending_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "Copies pending in the group's retry lane (XINFO GROUPS pending of the lane's group): delivered, not acknowledged. Only for groups with a lane; no sample while the lane exists without its group.",
+      labelNames: GROUP,
+    },
+    retryLaneLagEntries: {
+      name: "stream_janitor_retry_lane_lag_entries",
+      type: "gauge",
+      perGroup: true,
+      help: "Copies in the group's retry lane not yet delivered to the group (XINFO GROUPS lag of the lane's group). Only for groups with a lane; no sample while that lag is unknown (null, or above the lane's length) or the lane exists without its group.",
       labelNames: GROUP,
     },
     consumerPendingEntries: {

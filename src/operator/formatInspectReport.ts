@@ -73,6 +73,12 @@ function statusLines(report: InspectReport): string[] {
     .map((g) => `status ${g.stream}/${g.group}: ${g.status}, ${g.statusReason ?? ""}`);
 }
 
+/** ", lag 2, 3 pending": the lane's work, "?" where unknown; nothing when not read. */
+export function laneWork(lane: { lag: number | null; pending: number | null } | undefined): string {
+  if (lane === undefined) return "";
+  return `, lag ${lane.lag ?? "?"}, ${lane.pending ?? "?"} pending`;
+}
+
 /** The human form of `inspect`: an aligned table of the groups, then the lease. */
 export function formatInspectReport(report: InspectReport): string {
   if (report.groups.length === 0) return `no groups configured\n${leaseLine(report)}`;
@@ -87,7 +93,8 @@ export function formatInspectReport(report: InspectReport): string {
     .filter((g) => g.retryLaneStream !== undefined && g.error === undefined)
     .map(
       (g) =>
-        `retry lane of ${g.stream}/${g.group}: ${g.retryLaneStream}, ${g.retryLaneLength ?? 0} entries`,
+        `retry lane of ${g.stream}/${g.group}: ${g.retryLaneStream}, ${g.retryLaneLength ?? 0} entries` +
+        laneWork(g.retryLane),
     );
   return [
     table,

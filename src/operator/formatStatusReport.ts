@@ -1,6 +1,7 @@
 import { GROUP_STATUSES, type GroupStatusReport, type StatusReport } from "../core/groupStatus.js";
 import { alignTable } from "./alignTable.js";
 import { formatDuration } from "./formatDuration.js";
+import { laneWork } from "./formatInspectReport.js";
 
 const HEADER = ["STREAM", "GROUP", "STATUS", "SINCE", "LAG", "PENDING", "DUE", "REASON"] as const;
 const NUMERIC = new Set([4, 5, 6]);
@@ -51,5 +52,14 @@ export function formatStatusReport(report: StatusReport): string {
   const rank = (group: GroupStatusReport): number => GROUP_STATUSES.indexOf(group.status);
   const groups = [...report.groups].sort((a, b) => rank(a) - rank(b));
   const rows = groups.map((group) => row(group, report.generatedAt));
-  return `${headerLine(report)}\n\n${alignTable([[...HEADER], ...rows], NUMERIC)}`;
+  const table = `${headerLine(report)}\n\n${alignTable([[...HEADER], ...rows], NUMERIC)}`;
+  // A group's retry lane is its work too: what waits there, under the table.
+  const lanes = groups
+    .filter(({ sample }) => sample.retryLaneLag !== undefined)
+    .map(
+      ({ stream, group, sample }) =>
+        `retry lane of ${stream}/${group}: ${count(sample.retryLane)} entries` +
+        laneWork({ lag: sample.retryLaneLag ?? null, pending: sample.retryLanePending ?? null }),
+    );
+  return [table, ...(lanes.length > 0 ? ["", ...lanes] : [])].join("\n");
 }

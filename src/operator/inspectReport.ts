@@ -4,6 +4,7 @@ import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { scanGroupPel } from "../scrape/PelScanner.js";
 import { ownDeadLetters, type GroupReading } from "../scrape/GroupReading.js";
+import { laneLag } from "../scrape/retryLaneWork.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import type { RedisClient } from "../redis/RedisClient.js";
@@ -63,6 +64,8 @@ export interface GroupInspection {
   /** With retryLane: the group's retry lane and its XLEN (requeued copies not yet consumed). */
   retryLaneStream?: string;
   retryLaneLength?: number;
+  /** With retryLane: the lane's work; lag and pending null when unknown (lane without group). */
+  retryLane?: { stream: string; length: number; lag: number | null; pending: number | null };
   /** The verdict of the janitor that answered at /status.json; null without one (or not yet sampled). */
   status?: GroupStatus | null;
   /** That verdict in words; null with it. */
@@ -153,7 +156,15 @@ function inspectGroup(
     retentionHeadroomMs: headroom,
     ...(group.retryLaneStream === undefined
       ? {}
-      : { retryLaneLength: values.retryLaneLength ?? 0 }),
+      : {
+          retryLaneLength: values.retryLaneLength ?? 0,
+          retryLane: {
+            stream: group.retryLaneStream,
+            length: values.retryLaneLength ?? 0,
+            lag: laneLag(values) ?? null,
+            pending: values.retryLaneGroup?.pending ?? null,
+          },
+        }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { ReplyProblem } from "../redis/replies.js";
-import type { ConsumerActivity } from "../scripts/readGroupStats.js";
+import type { ConsumerActivity, RetryLaneGroup } from "../scripts/readGroupStats.js";
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {
@@ -29,6 +29,8 @@ export interface GroupValues {
   deadLettersExact?: boolean;
   /** XLEN of the group's retry lane; undefined without one (or when that key is not a stream). */
   retryLaneLength?: number | undefined;
+  /** The lane's group's work; undefined without a lane, or when unknown (see RetryLaneGroup). */
+  retryLaneGroup?: RetryLaneGroup | undefined;
   /** The read position and the consumers' latest read attempt: only when the read asked for it. */
   activity?: ConsumerActivity;
 }

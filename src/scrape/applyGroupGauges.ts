@@ -5,6 +5,7 @@ import type { PelScanResult } from "./PelScanner.js";
 import { ownDeadLetters, type GroupValues, type ScrapeSnapshot } from "./GroupReading.js";
 import { idMs } from "../redis/replies.js";
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
+import { laneDue, laneLag } from "./retryLaneWork.js";
 
 export interface GaugeOptions {
   perConsumer: boolean;
@@ -32,6 +33,8 @@ function redisGauges(metrics: JanitorMetrics): GroupGauge<string>[] {
     metrics.deadLettersEntries,
     metrics.deadLetterStreamLengthEntries,
     metrics.retryLaneLengthEntries,
+    metrics.retryLanePendingEntries,
+    metrics.retryLaneLagEntries,
     metrics.consumerPendingEntries,
     metrics.groupReadable,
   ];
@@ -124,6 +127,16 @@ export function dueEntries(
   return values.oldestPendingIdleMs >= threshold ? 1 : 0;
 }
 
+/**
+ * What the group's retry lane adds to its backlog: lane lag plus due copies; 0 without a lane;
+ * undefined (the backlog is unknown) while the lane's lag or work is.
+ */
+function laneWork(group: ResolvedGroup, values: GroupValues): number | undefined {
+  if (group.retryLaneStream === undefined) return 0;
+  const retryLaneLag = laneLag(values);
+  return typeof retryLaneLag === "number" ? retryLaneLag + laneDue(group, values) : undefined;
+}
+
 function setGroup(
   metrics: JanitorMetrics,
   group: ResolvedGroup,
@@ -151,9 +164,10 @@ function setGroup(
   // Never turn a null lag into 0: no sample, and lag_valid says why. The backlog follows it, as
   // an autoscaler would read a 0 as "no work" and scale the consumers to zero.
   const lag = validLag(values, options);
-  if (lag !== undefined) {
-    metrics.lagEntries.set(labels, lag);
-    metrics.backlogEntries.set(labels, lag + due);
+  if (lag !== undefined) metrics.lagEntries.set(labels, lag);
+  const lane = laneWork(group, values);
+  if (lag !== undefined && lane !== undefined) {
+    metrics.backlogEntries.set(labels, lag + due + lane);
   }
   metrics.lagValid.set(labels, lag === undefined ? 0 : 1);
   const waitingMs = waitingBoundMs(values, lag, nowMs);
@@ -164,6 +178,11 @@ function setGroup(
   }
   if (values.retryLaneLength !== undefined) {
     metrics.retryLaneLengthEntries.set(labels, values.retryLaneLength);
+  }
+  if (values.retryLaneGroup !== undefined) {
+    metrics.retryLanePendingEntries.set(labels, values.retryLaneGroup.pending);
+    const retryLaneLag = laneLag(values);
+    if (typeof retryLaneLag === "number") metrics.retryLaneLagEntries.set(labels, retryLaneLag);
   }
   if (!options.perConsumer) return;
   // Bounded cardinality: the consumers holding the most, ties by name so the set is stable.

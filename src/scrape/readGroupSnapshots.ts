@@ -27,6 +27,7 @@ import {
 } from "../scripts/readGroupStats.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
+import { laneGroupFromReplies } from "./retryLaneWork.js";
 
 interface StreamSlots {
   length: number;
@@ -42,6 +43,9 @@ interface GroupSlots {
   deadLetters: number;
   deadLettersExact: number;
   retryLaneLength: number | undefined;
+  /** With a retry lane: XINFO GROUPS of the lane and its group's oldest pending copy there. */
+  laneGroups: number | undefined;
+  laneOldest: number | undefined;
   /** XINFO CONSUMERS, only when the read asks for the consumers' activity. */
   consumers: number | undefined;
   /** HGETALL of the touches hash, with the activity of a reassign group only. */
@@ -173,7 +177,7 @@ async function readGroupSnapshotsPipelined(
   const streams = new Map<string, StreamSlots>();
   const slots: GroupSlots[] = [];
   for (const group of groups) {
-    const { stream } = group;
+    const { stream, retryLaneStream: lane } = group;
     if (!streams.has(stream)) {
       streams.set(stream, {
         length: add(["XLEN", stream]),
@@ -186,8 +190,10 @@ async function readGroupSnapshotsPipelined(
       deadLetterLength: add(["XLEN", group.deadLetterStream]),
       deadLetters: add(["XLEN", deadLetterIndexKeys(group).index]),
       deadLettersExact: add(["HGET", deadLetterIndexKeys(group).state, "complete"]),
-      retryLaneLength:
-        group.retryLaneStream === undefined ? undefined : add(["XLEN", group.retryLaneStream]),
+      retryLaneLength: lane === undefined ? undefined : add(["XLEN", lane]),
+      laneGroups: lane === undefined ? undefined : add(["XINFO", "GROUPS", lane]),
+      laneOldest:
+        lane === undefined ? undefined : add(["XPENDING", lane, group.group, "-", "+", 1]),
       consumers: options.consumers ? add(["XINFO", "CONSUMERS", stream, group.group]) : undefined,
       touches: withTouches(options, group) ? add(["HGETALL", group.touchesKey]) : undefined,
     });
@@ -263,6 +269,10 @@ async function readGroupSnapshotsPipelined(
         retryLaneLength: laneLength(
           slot.retryLaneLength === undefined ? undefined : at(slot.retryLaneLength),
         ),
+        retryLaneGroup:
+          slot.laneGroups === undefined || slot.laneOldest === undefined
+            ? undefined
+            : laneGroupFromReplies(group.group, at(slot.laneGroups), at(slot.laneOldest)),
         ...(activity === undefined ? {} : { activity }),
       };
       return { group, state: "ok", values };

@@ -18,6 +18,8 @@ export interface EnsureRetryLaneResult {
   created: boolean;
   /** Other groups reading the lane: the lane is refused and nothing changed. */
   otherGroups: string[];
+  /** The lane existed without its group (destroyed by hand): what it holds is delivered again. */
+  recreated: boolean;
 }
 
 /** The script's errors; nothing changed on any of them. */
@@ -29,8 +31,12 @@ function ensureRetryLaneArgs(request: EnsureRetryLaneRequest): ScriptCall {
 }
 
 function parseEnsureRetryLaneReply(reply: unknown): EnsureRetryLaneResult {
-  const [created, otherGroups] = replyFields("ensureRetryLane", reply, 2);
-  return { created: flag(created), otherGroups: stringList(otherGroups) };
+  const [created, otherGroups, recreated] = replyFields("ensureRetryLane", reply, 3);
+  return {
+    created: flag(created),
+    otherGroups: stringList(otherGroups),
+    recreated: flag(recreated),
+  };
 }
 
 /** One call: the checks (type, other groups) and the XGROUP CREATE ... MKSTREAM, atomically. */

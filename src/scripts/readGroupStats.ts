@@ -38,6 +38,21 @@ export interface ConsumerActivity {
   minConsumerIdleMs: number | null;
 }
 
+/**
+ * The work in a group's retry lane (its consumer group on the lane), read like the source's.
+ * Undefined when unknown: the lane exists without its group, or could not be read. A lane not
+ * created yet holds nothing: 0 pending, lag 0.
+ */
+export interface RetryLaneGroup {
+  pending: number;
+  /** Null when Redis reports none. */
+  lag: number | null;
+  /** Undefined when the lane's PEL is empty. */
+  oldestPendingId: string | undefined;
+  oldestPendingIdleMs: number;
+  oldestPendingDeliveries: number;
+}
+
 /** One group's state, read without touching an entry. */
 interface GroupStats {
   pending: number;
@@ -52,6 +67,8 @@ interface GroupStats {
   deadLetterLength: number | undefined;
   /** Undefined without a retry lane, or when XLEN failed. */
   retryLaneLength: number | undefined;
+  /** Undefined without a retry lane, or when its group's work is unknown. */
+  retryLaneGroup: RetryLaneGroup | undefined;
   /** [consumer, pending] pairs; empty unless perConsumer. */
   consumers: [string, number][];
   /** Only when the request asked for consumers. */
@@ -148,7 +165,23 @@ function readActivity(cursor: Cursor): ConsumerActivity {
   };
 }
 
-function readStats(cursor: Cursor, withConsumers: boolean): GroupStats {
+function readLaneGroup(cursor: Cursor): RetryLaneGroup | undefined {
+  const pending = cursor.number();
+  const lag = cursor.number();
+  const oldestId = cursor.string();
+  const oldestPendingIdleMs = cursor.number();
+  const oldestPendingDeliveries = cursor.number();
+  if (pending < 0 || lag < -1) return undefined;
+  return {
+    pending,
+    lag: lag < 0 ? null : lag,
+    oldestPendingId: oldestId === "" ? undefined : oldestId,
+    oldestPendingIdleMs,
+    oldestPendingDeliveries,
+  };
+}
+
+function readStats(cursor: Cursor, withConsumers: boolean, withLane: boolean): GroupStats {
   const pending = cursor.number();
   const lastDeliveredId = cursor.string();
   const lag = cursor.number();
@@ -157,6 +190,7 @@ function readStats(cursor: Cursor, withConsumers: boolean): GroupStats {
   const oldestPendingDeliveries = cursor.number();
   const deadLetterLength = cursor.number();
   const retryLaneLength = cursor.number();
+  const retryLaneGroup = withLane ? readLaneGroup(cursor) : undefined;
   const consumers: [string, number][] = [];
   for (let count = cursor.number(); count > 0; count -= 1) {
     consumers.push([cursor.string(), cursor.number()]);
@@ -173,6 +207,7 @@ function readStats(cursor: Cursor, withConsumers: boolean): GroupStats {
     oldestPendingDeliveries,
     deadLetterLength: deadLetterLength < 0 ? undefined : deadLetterLength,
     retryLaneLength: retryLaneLength < 0 ? undefined : retryLaneLength,
+    retryLaneGroup,
     consumers,
     ...(activity === undefined ? {} : { activity }),
     deadLetters: deadLetters < 0 ? undefined : deadLetters,
@@ -203,7 +238,8 @@ export function parseReadGroupStatsReply(
     }
     if (status === "G") return { status: "no-group" };
     if (status !== "") return { status: "failed", error: status };
-    return { status: "read", stats: readStats(cursor, request.consumers !== undefined) };
+    const withLane = group.retryLaneStream !== undefined;
+    return { status: "read", stats: readStats(cursor, request.consumers !== undefined, withLane) };
   });
   return { nowMs, streamLengths, groups };
 }

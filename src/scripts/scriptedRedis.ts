@@ -17,6 +17,7 @@ const SCRIPTS = {
   sjSafeTrim: "safeTrim.lua",
   sjReadGroupStats: "readGroupStats.lua",
   sjEnsureRetryLane: "ensureRetryLane.lua",
+  sjTrimRetryLane: "trimRetryLane.lua",
   sjEntriesExist: "entriesExist.lua",
   sjIndexDeadLetters: "indexDeadLetters.lua",
 } as const;

@@ -17,6 +17,12 @@ export interface ReadableSample {
   oldestPendingIdleMs: number;
   deadLetters: number | null;
   retryLane: number | null;
+  /** The retry lane's lag (copies not yet delivered); null unknown, absent without a lane. */
+  retryLaneLag?: number | null;
+  /** Copies pending in the retry lane; null unknown, absent without a lane. */
+  retryLanePending?: number | null;
+  /** Copies in the lane past their claim threshold (a lower bound, see laneDue). */
+  retryLaneDue?: number;
   lastDeliveredId: string;
   /**
    * Redis reports no lag and no entries-read, yet the stream is not empty: Redis computes a lag

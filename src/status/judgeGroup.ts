@@ -153,9 +153,14 @@ function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Ve
   // the samples' spacing (slow rounds stretch a window of samples far beyond its duration).
   const attemptAt = lastAttemptAt(run);
   const seen = attemptAt !== undefined && latest.atMs - attemptAt < settings.seenWithinMs;
-  const dueCounts = settings.readAttemptsReported !== false && latest.due > 0;
-  const waits = behind(latest) || dueCounts;
-  const work = `${lagText(latest)}, ${latest.due} due pending`;
+  const dueCounts = settings.readAttemptsReported !== false;
+  // A group's retry lane is its work too (its consumers read both): waiting there counts alike.
+  const laneWaits = (latest.retryLaneLag ?? 0) > 0 || (dueCounts && (latest.retryLaneDue ?? 0) > 0);
+  const waits = behind(latest) || (dueCounts && latest.due > 0) || laneWaits;
+  const laneWork = laneWaits
+    ? `; retry lane lag ${latest.retryLaneLag ?? "unknown"}, ${latest.retryLaneDue ?? 0} due`
+    : "";
+  const work = `${lagText(latest)}, ${latest.due} due pending${laneWork}`;
   if (waits && !seen) {
     const who =
       latest.consumerCount === 0

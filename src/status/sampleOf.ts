@@ -1,6 +1,7 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
 import { ownDeadLetters, type GroupReading, type GroupValues } from "../scrape/GroupReading.js";
+import { laneDue, laneLag } from "../scrape/retryLaneWork.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
 import type { ReadableSample, StatusSample } from "./StatusSample.js";
 
@@ -59,6 +60,13 @@ export function sampleOf(
     // The group's own dead letters; unknown (null) while its index is still being built.
     deadLetters: ownDeadLetters(values).exact ? ownDeadLetters(values).count : null,
     retryLane: values.retryLaneLength ?? null,
+    ...(group.retryLaneStream === undefined
+      ? {}
+      : {
+          retryLaneLag: laneLag(values) ?? null,
+          retryLanePending: values.retryLaneGroup?.pending ?? null,
+          retryLaneDue: laneDue(group, values),
+        }),
     lastDeliveredId: values.lastDeliveredId,
     ...(addedAfterPosition && values.activity !== undefined ? { addedAfterPosition } : {}),
     ...(overDelivered === undefined ? {} : { overDelivered }),

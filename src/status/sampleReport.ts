@@ -16,5 +16,19 @@ export function sampleReport(sample: StatusSample): StatusSampleReport {
   if (!sample.readable) return NO_SAMPLE;
   const { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane } = sample;
   const { lastDeliveredId } = sample;
-  return { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane, lastDeliveredId };
+  // Only for a group with a lane: the contract's shape stays as it was for the others.
+  const lane =
+    sample.retryLaneLag === undefined
+      ? {}
+      : { retryLaneLag: sample.retryLaneLag, retryLanePending: sample.retryLanePending ?? null };
+  return {
+    lag,
+    pending,
+    due,
+    oldestPendingIdleMs,
+    deadLetters,
+    retryLane,
+    ...lane,
+    lastDeliveredId,
+  };
 }

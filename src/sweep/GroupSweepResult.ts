@@ -52,6 +52,8 @@ export interface GroupSweepResult {
   durationMs: number;
   /** The group's dead-letter index was not complete at a page of this sweep: it gets built. */
   deadLetterIndexPending?: true;
+  /** The retry lane whose group this sweep created again (it was destroyed by hand). */
+  retryLaneRecreated?: string;
   /** Set when the group could not be swept (or not to the end); the counts say what was done. */
   error?: string;
   errorKind?: SweepErrorKind;

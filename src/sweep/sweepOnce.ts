@@ -80,6 +80,12 @@ function report(
       "dead letters dropped: deadLetterMaxLen trimmed the oldest dead letters away; their data is lost",
     );
   }
+  if (result.retryLaneRecreated !== undefined) {
+    logger.warn(
+      { retryLane: result.retryLaneRecreated },
+      "retry lane's group re-created at id 0: the lane was found without it (XGROUP DESTROY by hand?); the copies still in the lane are delivered again, those acknowledged since the last trim included",
+    );
+  }
   if (result.ghosts > 0) {
     logger.warn(
       {
@@ -254,12 +260,13 @@ export async function sweepOnce(
       return result;
     }
     // Atomically created (or found) before any copy is written: a refusal changes nothing.
-    const laneRefusal = await prepareRetryLane(context.redis, group, context.fence);
-    if (laneRefusal !== undefined) {
-      result.error = laneRefusal;
+    const lanePrepared = await prepareRetryLane(context.redis, group, context.fence);
+    if (lanePrepared.refusal !== undefined) {
+      result.error = lanePrepared.refusal;
       result.errorKind = "refused";
       return result;
     }
+    if (lanePrepared.recreated) result.retryLaneRecreated = group.retryLaneStream;
     const sourceDone = await sweepPel(group, context, signal, result, undefined);
     // The lane is swept as part of the group, within the same budget: complete once both wrapped.
     const lane = group.retryLaneStream;

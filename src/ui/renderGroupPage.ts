@@ -58,7 +58,7 @@ function summary(view: GroupView): SafeHtml {
       <dd>${formatCount(s.deadLetters)} of this group in ${group.deadLetterStream}</dd>
       <dt>retry lane</dt>
       <dd>
-        ${group.retryLaneStream === undefined ? "none" : html`${formatCount(s.retryLane)} in ${group.retryLaneStream}`}
+        ${group.retryLaneStream === undefined ? "none" : html`${formatCount(s.retryLane)} in ${group.retryLaneStream}: lag ${formatCount(s.retryLaneLag)}, ${formatCount(s.retryLanePending)} pending`}
       </dd>
       <dt>action</dt>
       <dd>

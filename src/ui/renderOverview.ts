@@ -27,6 +27,8 @@ const COLUMNS: [SortKey | undefined, string, boolean][] = [
   ["due", "due", true],
   ["deadLetters", "dead letters", true],
   ["retryLane", "retry lane", true],
+  [undefined, "lane lag", true],
+  [undefined, "lane pending", true],
   ["lastSweep", "last sweep", true],
 ];
 
@@ -77,6 +79,8 @@ function row(view: OverviewView, item: OverviewRow, nowMs: number): SafeHtml {
     <td class="num">${formatCount(s.due)}</td>
     <td class="num">${formatCount(s.deadLetters)}</td>
     <td class="num">${formatCount(s.retryLane)}</td>
+    <td class="num">${formatCount(s.retryLaneLag)}</td>
+    <td class="num">${formatCount(s.retryLanePending)}</td>
     ${lastSweepCell(item, view.report.leader.isLeader, nowMs)}
   </tr>`;
 }

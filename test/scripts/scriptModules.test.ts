@@ -28,6 +28,8 @@ const SCRIPTS = [
   "safeTrim.lua",
   "readGroupStats.lua",
   "indexDeadLetters.lua",
+  "ensureRetryLane.lua",
+  "trimRetryLane.lua",
 ];
 
 describe("the script loader", () => {

@@ -16,6 +16,7 @@ import { REDRIVE_DEAD_LETTERS_ERRORS } from "../../src/scripts/redriveDeadLetter
 import { REAP_CONSUMERS_ERRORS } from "../../src/scripts/reapConsumers.js";
 import { ENSURE_RETRY_LANE_ERRORS } from "../../src/scripts/ensureRetryLane.js";
 import { SAFE_TRIM_ERRORS } from "../../src/scripts/safeTrim.js";
+import { TRIM_RETRY_LANE_ERRORS } from "../../src/scripts/trimRetryLane.js";
 import { SWEEP_PAGE_ERRORS } from "../../src/scripts/sweepPage.js";
 
 function lua(path: string): string {
@@ -88,6 +89,7 @@ describe("constants shared by the Lua includes and TypeScript", () => {
     expect(listed("reapConsumers.lua")).toEqual(REAP_CONSUMERS_ERRORS);
     expect(listed("ensureRetryLane.lua")).toEqual(ENSURE_RETRY_LANE_ERRORS);
     expect(listed("safeTrim.lua")).toEqual(SAFE_TRIM_ERRORS);
+    expect(listed("trimRetryLane.lua")).toEqual(TRIM_RETRY_LANE_ERRORS);
     expect(listed("sweepPage.lua")).toEqual(SWEEP_PAGE_ERRORS);
   });
 });

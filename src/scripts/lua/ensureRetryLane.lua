@@ -6,6 +6,10 @@ The lane holds the group's requeued copies (retryLane: true); consumers of the g
 the same group name. It is created when first needed and again after a DEL, with its group at id
 0 (not $): copies added before the group existed (a sweep racing a DEL, a redrive) must still be
 delivered. Another group on the lane would receive the copies too: refused, nothing changed.
+A lane that exists without its group (XGROUP DESTROY by hand) gets the group again at id 0 too:
+the leader trims the lane to its live work (trimRetryLane.lua), so what is left is what the old
+group had not acknowledged (plus the copies it acknowledged since the last trim), and all of it
+is delivered again; the reply says so, for a warning and an event.
 
 KEYS[1]  the retry lane (in the source stream's hash slot)
 KEYS[2]  optional fence key (src/sweep/slotFence.ts). One server: the lease key, which must hold
@@ -16,8 +20,9 @@ KEYS[2]  optional fence key (src/sweep/slotFence.ts). One server: the lease key,
 ARGV[1]  group
 ARGV[2]  fence value, or 'token:<n>' on Cluster (ignored without KEYS[2])
 
-Returns { created, otherGroups }: created is 1 when this call created the lane's group (and the
-lane if missing); otherGroups names the other groups reading the lane (then nothing changed).
+Returns { created, otherGroups, recreated }: created is 1 when this call created the lane's group
+(and the lane if missing); otherGroups names the other groups reading the lane (then nothing
+changed); recreated is 1 when the lane existed without its group.
 Errors (nothing changed): FENCED, WRONGTYPE.
 Built and read by src/scripts/ensureRetryLane.ts. Included when loaded: includes/fence.lua.
 ]]
@@ -39,8 +44,8 @@ if keyType == 'stream' then
       end
     end
   end
-  if #others > 0 then return { 0, others } end
-  if found then return { 0, {} } end
+  if #others > 0 then return { 0, others, 0 } end
+  if found then return { 0, {}, 0 } end
 end
 
 local fenceToken = nil
@@ -52,4 +57,4 @@ end
 -- Checks passed: this stream is now maintained under our token (see the fence above).
 if fenceToken then redis.call('SET', KEYS[2], fenceToken) end
 redis.call('XGROUP', 'CREATE', lane, group, '0', 'MKSTREAM')
-return { 1, {} }
+return { 1, {}, keyType == 'stream' and 1 or 0 }

@@ -36,6 +36,8 @@ Returns a flat array:
     oldestId ('' when the PEL is empty), oldestIdleMs, oldestDeliveries,
     deadLetterLength (-1: XLEN failed, e.g. the key is not a stream),
     retryLaneLength (-1: no retry lane, or XLEN failed),
+    with a retry lane only: its group's pending (-1: unknown), lag (-1: null, -2: unknown),
+    oldest pending id ('' none), its idle ms and deliveries (laneGroupStats),
     consumerCount n, then n pairs consumer, pending (n is 0 without ARGV[1] = 1),
     then with 'c' only: entriesRead (-1: null or absent), the number of consumers other
     than ARGV[#ARGV], the smallest XINFO CONSUMERS idle among them (-1: none). An XCLAIM
@@ -93,6 +95,35 @@ end
 
 local groupCount = withConsumers and (#ARGV - 3) / 4 or (#ARGV - 2) / 3
 local indexBase = #KEYS - 2 * groupCount
+
+-- The work in a group's retry lane, read like the source's: the lane's group's pending count,
+-- lag (-1: null), oldest pending id ('' none), its idle time and deliveries. A lane not created
+-- yet holds nothing (0, 0); a lane without its group, or one that cannot be read: -1, -2.
+local function laneGroupStats(lane, name)
+  local pendingCount, lag, oldest = -1, -2, nil
+  local groups = redis.pcall('XINFO', 'GROUPS', lane)
+  if not failed(groups) then
+    for _, fields in ipairs(groups) do
+      local info = {}
+      for f = 1, #fields, 2 do info[fields[f]] = fields[f + 1] end
+      if info['name'] == name then
+        pendingCount = tonumber(info['pending'])
+        lag = info['lag'] and tonumber(info['lag']) or -1
+      end
+    end
+    if pendingCount > 0 then
+      local page = redis.pcall('XPENDING', lane, name, '-', '+', 1)
+      if not failed(page) then oldest = page[1] end
+    end
+  elseif string.find(groups.err, 'no such key', 1, true) then
+    pendingCount, lag = 0, 0
+  end
+  push(pendingCount)
+  push(lag)
+  push(oldest and oldest[1] or '')
+  push(oldest and tonumber(oldest[3]) or 0)
+  push(oldest and tonumber(oldest[4]) or 0)
+end
 
 -- The janitor's last XCLAIM to each consumer of group g (name -> Unix ms), or nil.
 local function touchesOf(g)
@@ -152,6 +183,7 @@ for g = 1, groupCount do
       push(failed(deadLetter) and -1 or deadLetter)
       local laneLength = lane > 0 and redis.pcall('XLEN', KEYS[lane]) or -1
       push(failed(laneLength) and -1 or laneLength)
+      if lane > 0 then laneGroupStats(KEYS[lane], name) end
       local consumers = summary and summary[4]
       if consumers then
         push(#consumers)

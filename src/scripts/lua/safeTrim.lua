@@ -33,11 +33,13 @@ Returns { removed, wanted, lastRemovedId, floor, blockers, more }:
   blockers       flat { group, neededFromId, ... }: the groups that held the policy back
   more           1 when the policy may want more beyond this page (call again)
 Errors (nothing changed): FENCED, WRONGTYPE.
-Built and read by src/scripts/safeTrim.ts. Included when loaded: includes/fence.lua, streamIds.lua.
+Built and read by src/scripts/safeTrim.ts. Included when loaded: includes/fence.lua, streamIds.lua,
+groupNeeds.lua.
 ]]
 
 --- @include "fence"
 --- @include "streamIds"
+--- @include "groupNeeds"
 
 local stream = KEYS[1]
 local maxLen, maxAgeMs = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -81,20 +83,8 @@ if maxAgeMs > 0 then
   if old > wanted then wanted = old end
 end
 
--- The floor: what every group of the stream still needs.
-local floor = nil
-local needs = {}
-for _, flat in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
-  local info = {}
-  for i = 1, #flat, 2 do info[flat[i]] = flat[i + 1] end
-  local neededFrom = nextId(info['last-delivered-id'])
-  if info['pending'] > 0 then
-    local oldestPending = redis.call('XPENDING', stream, info['name'])[2]
-    if oldestPending and idLess(oldestPending, neededFrom) then neededFrom = oldestPending end
-  end
-  needs[#needs + 1] = { info['name'], neededFrom }
-  if floor == nil or idLess(neededFrom, floor) then floor = neededFrom end
-end
+-- The floor: what every group of the stream still needs (includes/groupNeeds.lua).
+local floor, needs = groupNeeds(stream)
 
 local removed = wanted
 local blockers = {}
