@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClusterClient } from "../../src/redis/createClusterClient.js";
 import { keySlot, sameSlotKey } from "../../src/core/keySlot.js";
+import { deadLetterIndexKeys } from "../../src/core/deadLetterIndex.js";
 import type { GroupSweepResult } from "../../src/sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { sweepOnce, type SweepContext } from "../../src/sweep/sweepOnce.js";
@@ -83,10 +84,13 @@ describe("redirections on Redis Cluster (three masters, one replica each)", () =
 
     const source = await cluster.ownerOf(stream);
     const target = cluster.masters.find((node) => node !== source) as ClusterNode;
-    // A page touches five keys; while a slot migrates Redis runs it (on either side) only when all
+    // A page touches eight keys; while a slot migrates Redis runs it (on either side) only when all
     // of them exist there, so the reassign bookkeeping hash is made to exist, as it does for
     // reassign groups. (Without it every page answers TRYAGAIN until the slot has moved.)
     await redis.hset(group.touchesKey, "nobody", "0");
+    // Likewise the dead-letter index's floor (written only once deadLetterMaxLen drops dead
+    // letters; "0-0" trims nothing). The index and its state exist since the first sweep.
+    await redis.set(deadLetterIndexKeys(group).floor, "0-0");
     const migration = await cluster.startMigration(keySlot(stream), target);
     // MIGRATING with every key still on the source: pages run there as before.
     results.push(await sweepOnce(group, sweeping, neverAborted));
@@ -99,11 +103,16 @@ describe("redirections on Redis Cluster (three masters, one replica each)", () =
     await waitFor(async () => (await errorCount(source, "TRYAGAIN")) > tryAgainBefore, {
       what: "a page refused with TRYAGAIN",
     });
+    // Every other key a page declares, the group's dead-letter index keys included.
+    const index = deadLetterIndexKeys(group);
     await migration.moveKeys([
       group.requeueStream,
       group.deadLetterStream,
       group.touchesKey,
       sameSlotKey(stream, "sj:lease:fence"),
+      index.index,
+      index.state,
+      index.floor,
     ]);
     results.push(await redirected);
     expect(await errorCount(source, "ASK")).toBeGreaterThan(askBefore);
