@@ -1,6 +1,5 @@
 import type { JanitorConfig, RetentionConfig } from "../core/configTypes.js";
 import type { GroupStatus } from "../core/groupStatus.js";
-import { companionKey } from "../core/fence.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { scanGroupPel } from "../scrape/PelScanner.js";
 import { ownDeadLetters, type GroupReading } from "../scrape/GroupReading.js";
@@ -11,6 +10,7 @@ import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { compareStreamIds, streamIdMs } from "../core/streamIds.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
+import { leaseCommands, leaseInspection, type LeaseInspection } from "./inspectLease.js";
 
 /** Inspect's PEL scan (for the due entries) stops after this many entries per group. */
 const INSPECT_SCAN_LIMIT = 100_000;
@@ -70,18 +70,6 @@ export interface GroupInspection {
   status?: GroupStatus | null;
   /** That verdict in words; null with it. */
   statusReason?: string | null;
-}
-
-interface LeaseInspection {
-  key: string;
-  held: boolean;
-  /** From the lease value, `host/pid/random`. */
-  holderHost?: string;
-  holderPid?: number;
-  /** The fencing counter: the token of the current (or last) term. */
-  fencingToken: number | null;
-  /** PTTL of the lease key, ms. */
-  timeLeftMs?: number;
 }
 
 export interface InspectReport {
@@ -188,14 +176,7 @@ export async function readInspectReport(
     // The read-only operator user may not run scripts (deploy/redis/stream-janitor.acl).
     scripted: false,
   });
-  const tokenKey = companionKey(config.lease.key, "token");
-  const holderKey = companionKey(config.lease.key, "holder");
-  const commands: Command[] = [
-    ["GET", config.lease.key],
-    ["PTTL", config.lease.key],
-    ["GET", tokenKey],
-    ["HGETALL", holderKey],
-  ];
+  const commands: Command[] = leaseCommands(config.lease.key);
   // Unlike the scrape, inspect may read single entries (ids are all it keeps): the first dead
   // letter, the stream's first entry and the first entry after the group's last-delivered id.
   for (const reading of snapshot.groups) {
@@ -222,21 +203,7 @@ export async function readInspectReport(
         : { dueEntries: 0 },
     ),
   );
-  const [value, ttl, token] = [0, 1, 2].map((index) => replies[index]?.value);
-  const holder = hgetallRecord(replies[3]?.value);
-  const lease: LeaseInspection = {
-    key: config.lease.key,
-    held: typeof value === "string",
-    fencingToken: token === null || token === undefined ? null : Number(token),
-  };
-  if (typeof value === "string") {
-    if (holder.value === value) {
-      if (holder.host !== undefined) lease.holderHost = holder.host;
-      if (holder.pid !== undefined && /^\d+$/u.test(holder.pid))
-        lease.holderPid = Number(holder.pid);
-    }
-    if (Number(ttl) >= 0) lease.timeLeftMs = Number(ttl);
-  }
+  const lease = leaseInspection(config.lease.key, replies);
   const firstId = (reply: PipelineReply | undefined): string | undefined => {
     const entries = reply?.value;
     return Array.isArray(entries) ? (entries[0] as [string, unknown] | undefined)?.[0] : undefined;
@@ -259,16 +226,4 @@ export async function readInspectReport(
     );
   });
   return { nowMs: snapshot.nowMs, lease, groups: inspections };
-}
-
-/** HGETALL's reply: ioredis turns it into an object; a flat [field, value, ...] list otherwise. */
-function hgetallRecord(reply: unknown): Record<string, string> {
-  if (!Array.isArray(reply)) {
-    return typeof reply === "object" && reply !== null ? (reply as Record<string, string>) : {};
-  }
-  const record: Record<string, string> = {};
-  for (let index = 0; index + 1 < reply.length; index += 2) {
-    record[String(reply[index])] = String(reply[index + 1]);
-  }
-  return record;
 }

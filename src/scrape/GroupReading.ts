@@ -1,6 +1,6 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { ReplyProblem } from "../redis/replies.js";
-import type { ConsumerActivity, RetryLaneGroup } from "../scripts/readGroupStats.js";
+import type { ConsumerActivity, RetryLaneGroup } from "../scripts/readGroupStatsParts.js";
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
 export interface GroupValues {

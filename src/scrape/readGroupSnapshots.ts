@@ -20,11 +20,8 @@ import {
 } from "../redis/pipeline/runPipeline.js";
 import type { GroupReading, GroupValues, ScrapeSnapshot } from "./GroupReading.js";
 import { readGroupSnapshotsScripted } from "./readGroupStatsScript.js";
-import {
-  touchesKeyOf,
-  type ConsumerActivity,
-  type ConsumerReadOptions,
-} from "../scripts/readGroupStats.js";
+import { touchesKeyOf, type ConsumerReadOptions } from "../scripts/readGroupStats.js";
+import type { ConsumerActivity } from "../scripts/readGroupStatsParts.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import { laneGroupFromReplies } from "./retryLaneWork.js";

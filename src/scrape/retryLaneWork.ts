@@ -2,7 +2,7 @@ import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { classifyReplyError, parsePendingPage, parseXinfoGroups } from "../redis/replies.js";
-import type { RetryLaneGroup } from "../scripts/readGroupStats.js";
+import type { RetryLaneGroup } from "../scripts/readGroupStatsParts.js";
 import type { GroupValues } from "./GroupReading.js";
 
 /**

@@ -1,0 +1,59 @@
+import { companionKey } from "../core/fence.js";
+import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
+
+export interface LeaseInspection {
+  key: string;
+  held: boolean;
+  /** From the lease value, `host/pid/random`. */
+  holderHost?: string;
+  holderPid?: number;
+  /** The fencing counter: the token of the current (or last) term. */
+  fencingToken: number | null;
+  /** PTTL of the lease key, ms. */
+  timeLeftMs?: number;
+}
+
+/** The reads of the lease for inspect: its value, its PTTL, the fencing token, the holder record. */
+export function leaseCommands(leaseKey: string): Command[] {
+  return [
+    ["GET", leaseKey],
+    ["PTTL", leaseKey],
+    ["GET", companionKey(leaseKey, "token")],
+    ["HGETALL", companionKey(leaseKey, "holder")],
+  ];
+}
+
+/** The lease as the replies of leaseCommands() (the first four of `replies`) describe it. */
+export function leaseInspection(
+  leaseKey: string,
+  replies: readonly (PipelineReply | undefined)[],
+): LeaseInspection {
+  const [value, ttl, token] = [0, 1, 2].map((index) => replies[index]?.value);
+  const holder = hgetallRecord(replies[3]?.value);
+  const lease: LeaseInspection = {
+    key: leaseKey,
+    held: typeof value === "string",
+    fencingToken: token === null || token === undefined ? null : Number(token),
+  };
+  if (typeof value === "string") {
+    if (holder.value === value) {
+      if (holder.host !== undefined) lease.holderHost = holder.host;
+      if (holder.pid !== undefined && /^\d+$/u.test(holder.pid))
+        lease.holderPid = Number(holder.pid);
+    }
+    if (Number(ttl) >= 0) lease.timeLeftMs = Number(ttl);
+  }
+  return lease;
+}
+
+/** HGETALL's reply: ioredis turns it into an object; a flat [field, value, ...] list otherwise. */
+function hgetallRecord(reply: unknown): Record<string, string> {
+  if (!Array.isArray(reply)) {
+    return typeof reply === "object" && reply !== null ? (reply as Record<string, string>) : {};
+  }
+  const record: Record<string, string> = {};
+  for (let index = 0; index + 1 < reply.length; index += 2) {
+    record[String(reply[index])] = String(reply[index + 1]);
+  }
+  return record;
+}
