@@ -8,7 +8,8 @@ import {
   parseRedisTime,
   type PendingEntry,
 } from "../redis/replies.js";
-import { runPipeline, replyValue, type Command } from "../redis/pipeline/runPipeline.js";
+import { replyValue } from "../redis/pipeline/runPipeline.js";
+import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
 import { backgroundTimers, type Timers } from "../core/timers.js";
@@ -210,16 +211,10 @@ export async function scanGroupPel(
     maxEntries = Infinity,
   }: PageOptions = {},
 ): Promise<PelScanResult | undefined> {
-  const page = (start: string): Command => [
-    "XPENDING",
-    group.stream,
-    group.group,
-    start,
-    "+",
-    pageSize,
-  ];
-  // TIME travels with the first page: the scan's timestamp costs no extra round trip.
-  const [time, firstPage] = await runPipeline(redis, [["TIME"], page("-")], pageTimeoutMs);
+  const page = (start: string) =>
+    ["XPENDING", group.stream, group.group, start, "+", pageSize] as const;
+  // TIME travels with the first page (no extra round trip); on Cluster a read follows MOVED/ASK.
+  const [time, firstPage] = await runReadPipeline(redis, [["TIME"], page("-")], pageTimeoutMs);
   const result: PelScanResult = {
     scannedAtMs: parseRedisTime(replyValue(time)),
     maxIdleMs: 0,
@@ -244,7 +239,7 @@ export async function scanGroupPel(
     if (result.entries >= maxEntries) return { ...result, partial: true };
     if (signal.aborted) return undefined;
     // Exclusive start (6.2+): the next page begins right after the last id seen.
-    const [next] = await runPipeline(redis, [page(`(${last.id}`)], pageTimeoutMs);
+    const [next] = await runReadPipeline(redis, [page(`(${last.id}`)], pageTimeoutMs);
     entries = parsePendingPage(replyValue(next));
   }
 }

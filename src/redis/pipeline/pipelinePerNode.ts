@@ -1,5 +1,6 @@
 import type { Cluster } from "ioredis";
 import { keySlot } from "../../core/keySlot.js";
+import { followRedirections, type RedirectableBatch } from "./followRedirections.js";
 import {
   RedisUnavailableError,
   runPipeline,
@@ -26,9 +27,11 @@ export type BatchOutcome =
  * answer must not take the others' readings down with it. The batches are grouped by the node
  * that serves each key's slot (the client's slot map), one pipeline per node, all sent at once
  * and bounded together by timeoutMs. A node that fails or times out fails only its own batches;
- * a reply from the wrong node (MOVED/ASK after a migration) is retried by ioredis before it
- * reaches us, and a batch whose node left the map (a failover) is read from the new owner by
- * the next scrape, never answered with a stale value.
+ * a batch answered MOVED or ASK (after a failover or a slot migration) is read again at the node
+ * the cluster named, within the same bound, and a MOVED refreshes the slot map
+ * (followRedirections): ioredis does not do it for pipelines that hold TIME or several slots.
+ * A batch whose node does not answer (a killed master) is read from the new owner by a later
+ * read, never answered with a stale value.
  */
 export async function pipelinePerNode(
   redis: Cluster,
@@ -80,10 +83,38 @@ export async function pipelinePerNode(
       }
     }),
   );
+  await redirected(redis, batches, outcomes, deadline);
   return outcomes.map(
     (outcome) =>
       outcome ?? { node: "unknown", error: new RedisUnavailableError("no node was asked") },
   );
+}
+
+/** Follows the redirections of the keyed batches that got replies, updating their outcomes. */
+async function redirected(
+  redis: Cluster,
+  batches: readonly KeyedCommands[],
+  outcomes: (BatchOutcome | undefined)[],
+  deadline: number,
+): Promise<void> {
+  const answered: (RedirectableBatch & { index: number })[] = [];
+  outcomes.forEach((outcome, index) => {
+    const batch = batches[index];
+    if (batch?.key === undefined || outcome?.replies === undefined) return;
+    answered.push({
+      index,
+      commands: batch.commands,
+      replies: outcome.replies,
+      node: outcome.node,
+    });
+  });
+  await followRedirections(redis, answered, deadline);
+  for (const { index, node, replies, error } of answered) {
+    outcomes[index] =
+      replies === undefined
+        ? { node, error: error ?? new RedisUnavailableError("no reply") }
+        : { node, replies };
+  }
 }
 
 /** The slot map arrives with the first connection; wait for it, within the same budget. */
