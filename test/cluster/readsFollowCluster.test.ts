@@ -31,7 +31,8 @@ async function liveGroup(redis: Cluster, stream: string): Promise<ResolvedGroup>
   )) as [string, [string, string[]][]][];
   const [first] = read[0]?.[1] ?? [];
   await redis.xack(stream, "workers", String(first?.[0]));
-  return groupConfig(stream);
+  // Its pending entry is in work, not due, however long a failover takes.
+  return groupConfig(stream, { minIdleMs: 600_000 });
 }
 
 describe("reads follow the cluster after a failover or a reshard (three masters, one replica each)", () => {
@@ -151,5 +152,25 @@ describe("reads follow the cluster after a failover or a reshard (three masters,
     } finally {
       await migration.finish();
     }
+  });
+  // Last in the file: the killed master stays down.
+  it("kill -9 of the stream's master: once its replica took over, the next scrape and status sample read it", async () => {
+    const { cluster } = fixture;
+    const [stream = ""] = cluster.keysOnEveryMaster(uniquePrefix("killed-reads"));
+    const group = await liveGroup(redis, stream);
+    const { scrape, status } = await readers(group);
+    expect(await readOnce(scrape, status, stream)).toMatchObject(healthy);
+
+    const master = await cluster.ownerOf(stream);
+    expect(await master.client().call("WAIT", 1, 2000)).toBe(1);
+    master.process.kill("SIGKILL");
+    await waitFor(async () => (await cluster.ownerOf(stream)) !== master, {
+      what: "a replica to own the stream's slot",
+    });
+    await cluster.waitUntilStable();
+    // The read that finds the old master gone (no MOVED comes from a dead node)...
+    await readOnce(scrape, status, stream);
+    // ...and the next one, an interval later, reads the new master.
+    expect(await readOnce(scrape, status, stream)).toMatchObject(healthy);
   });
 });
