@@ -71,7 +71,7 @@ export interface DeadLetterScan {
  * by default every group of a stream shares one; they are skipped, by x-original-stream and
  * x-original-group). Field values stay Buffers: nothing is decoded here.
  */
-export async function scanDeadLetters(
+async function scanDeadLetters(
   redis: RedisClient,
   group: ResolvedGroup,
   limit: number,

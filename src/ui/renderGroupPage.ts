@@ -140,7 +140,7 @@ function pendingTable(section: Section<PendingRow[]>): SafeHtml {
       The oldest ${GROUP_PAGE_LIMITS.pending} pending entries. A ghost is pending but its entry is
       gone from the stream (deleted or trimmed). Every id below the stream's first entry is found;
       above it an entry is looked up whole, so only within the page's byte budget: the rest are not
-      checked (the sweep acknowledges ghosts it meets).
+      checked (the sweep clears the ghosts it meets).
     </p>`;
 }
 

@@ -92,6 +92,12 @@ async function viewLoggingSlowCalls(group: ResolvedGroup, showBodies: boolean) {
     paused: true,
     refreshSeconds: 10,
   });
+  // Each test's megabytes go once it has looked: the server's memory stays modest.
+  await redis.del(
+    group.stream,
+    group.deadLetterStream,
+    ...Object.values(deadLetterIndexKeys(group)),
+  );
   return { logged, page, detail };
 }
 
@@ -110,11 +116,34 @@ describe("the group page's cost on Redis (20 pending entries and 20 dead letters
   });
 
   it("with showBodies reads whole bodies only within the byte budget and says what it left out", async () => {
-    const group = await bigGroup("bodies", { pending: 2, trimmed: 0, dead: 20, indexed: true });
+    const group = await bigGroup("bodies", { pending: 0, trimmed: 0, dead: 20, indexed: true });
     const { logged, page } = await viewLoggingSlowCalls(group, true);
     expect(logged).toEqual([]);
     expect(page).toContain("consumer-19");
     expect(page).toMatch(/bodies? of \d+ dead letters? left out/u);
+    // The newest body is read whole (the budget is checked before a read), the 19 others not.
+    expect(page).toContain("The bodies of 19 dead letters left out");
+  });
+
+  it("with showBodies and small dead letters, the index's envelopes get their bodies", async () => {
+    const group = await bigGroup("small", { pending: 0, trimmed: 0, dead: 0, indexed: true });
+    const { redis } = fixture;
+    const index = deadLetterIndexKeys(group);
+    for (let n = 0; n < 3; n += 1) {
+      const id = await redis.xadd(
+        group.deadLetterStream,
+        "*",
+        ...envelope(group, n),
+        "order",
+        `small-body-${n}`,
+      );
+      await redis.xadd(index.index, id ?? "", ...envelope(group, n));
+    }
+    const { logged, page } = await viewLoggingSlowCalls(group, true);
+    expect(logged).toEqual([]);
+    for (let n = 0; n < 3; n += 1) expect(page).toContain(`small-body-${n}`);
+    expect(page).not.toContain("left out");
+    expect(page).toContain("The newest 3 of the 3 dead letters of this group");
   });
 
   it("a legacy group (index not complete) says so and reads no body past the budget", async () => {
