@@ -96,7 +96,7 @@ async function viewLoggingSlowCalls(group: ResolvedGroup, showBodies: boolean) {
   await redis.del(
     group.stream,
     group.deadLetterStream,
-    ...Object.values(deadLetterIndexKeys(group)),
+    ...(Object.values(deadLetterIndexKeys(group)) as string[]),
   );
   return { logged, page, detail };
 }
