@@ -28,6 +28,34 @@ export interface RawDeadLetter {
   fields: [Buffer, Buffer][];
 }
 
+/** A dead letter's entry as read: x-* fields as text, the others kept as bytes, in order. */
+export function parseDeadLetter(rawId: Buffer, flat: readonly Buffer[]): RawDeadLetter {
+  const metadata: Record<string, string> = {};
+  const fields: [Buffer, Buffer][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const rawName = flat[i] ?? Buffer.alloc(0);
+    const value = flat[i + 1] ?? Buffer.alloc(0);
+    const name = show(rawName);
+    if (METADATA_FIELDS.includes(name)) metadata[name] = value.toString("utf8");
+    else fields.push([rawName, value]);
+  }
+  return { id: rawId.toString(), metadata, fields };
+}
+
+/** Whether a dead letter is the group's (the dead-letter stream may be shared), of `reason`. */
+export function isGroupsDeadLetter(
+  letter: RawDeadLetter,
+  group: Pick<ResolvedGroup, "stream" | "group">,
+  reason?: string,
+): boolean {
+  const { metadata } = letter;
+  return (
+    metadata["x-original-stream"] === group.stream &&
+    metadata["x-original-group"] === group.group &&
+    (reason === undefined || metadata["x-dead-letter-reason"] === reason)
+  );
+}
+
 export interface DeadLetterScan {
   /** Newest first. */
   letters: RawDeadLetter[];
@@ -43,7 +71,7 @@ export interface DeadLetterScan {
  * by default every group of a stream shares one; they are skipped, by x-original-stream and
  * x-original-group). Field values stay Buffers: nothing is decoded here.
  */
-export async function scanDeadLetters(
+async function scanDeadLetters(
   redis: RedisClient,
   group: ResolvedGroup,
   limit: number,
@@ -65,21 +93,9 @@ export async function scanDeadLetters(
     )) as [Buffer, Buffer[]][];
     scanned += page.length;
     for (const [rawId, flat] of page) {
-      const metadata: Record<string, string> = {};
-      const fields: [Buffer, Buffer][] = [];
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const rawName = flat[i] ?? Buffer.alloc(0);
-        const value = flat[i + 1] ?? Buffer.alloc(0);
-        const name = show(rawName);
-        if (METADATA_FIELDS.includes(name)) metadata[name] = value.toString("utf8");
-        else fields.push([rawName, value]);
-      }
-      if (
-        metadata["x-original-stream"] === group.stream &&
-        metadata["x-original-group"] === group.group &&
-        (reason === undefined || metadata["x-dead-letter-reason"] === reason)
-      ) {
-        letters.push({ id: rawId.toString(), metadata, fields });
+      const letter = parseDeadLetter(rawId, flat);
+      if (isGroupsDeadLetter(letter, group, reason)) {
+        letters.push(letter);
         if (letters.length >= limit) break;
       }
     }

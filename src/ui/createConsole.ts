@@ -81,7 +81,8 @@ export function createConsoleRoute(parts: ConsoleParts): HttpRoute {
         await sendPage(request, response, 404, renderUnknownGroup(stream, name));
         return;
       }
-      const detail = await readGroupDetail(redis, group, config.events.stream);
+      const { showBodies } = config.http.ui;
+      const detail = await readGroupDetail(redis, group, config.events.stream, { showBodies });
       const report = board.report();
       await sendPage(
         request,
@@ -93,7 +94,7 @@ export function createConsoleRoute(parts: ConsoleParts): HttpRoute {
           nowMs: report.generatedAt,
           detail,
           lastSweep: sweeps.lastOf(group.stream, group.group),
-          showBodies: config.http.ui.showBodies,
+          showBodies,
           paused: params.get("pause") === "1",
           refreshSeconds,
         }),

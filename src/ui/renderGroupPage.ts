@@ -1,7 +1,6 @@
 import type { GroupStatusReport } from "../core/groupStatus.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { AdvisoryEventRecord } from "../events/advisoryEventRecord.js";
-import type { RawDeadLetter } from "../reads/listDeadLetters.js";
 import { cliLines } from "./cliLines.js";
 import {
   formatCount,
@@ -16,7 +15,7 @@ import { dataTable, refreshTools, statusBadge } from "./pieces.js";
 import type { ConsumerRow, GroupDetail, PendingRow, Section } from "./readGroupDetail.js";
 import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
 import { renderPage } from "./renderPage.js";
-import { showBytes } from "./showBytes.js";
+import { deadLetterSection } from "./renderDeadLetters.js";
 import type { SweepRecord } from "./SweepLog.js";
 import { uiHref } from "./urls.js";
 
@@ -124,7 +123,9 @@ function pendingTable(section: Section<PendingRow[]>): SafeHtml {
         <td class="name">${entry.consumer}</td>
         <td class="num">${formatDuration(entry.idleMs)}</td>
         <td class="num">${entry.deliveries}</td>
-        <td>${entry.ghost ? html`<span class="status s-ERROR">ghost</span>` : "no"}</td>
+        <td>
+          ${entry.ghost === undefined ? html`<span class="muted">not checked</span>` : entry.ghost ? html`<span class="status s-ERROR">ghost</span>` : "no"}
+        </td>
       </tr>`,
   );
   const columns = [
@@ -137,67 +138,9 @@ function pendingTable(section: Section<PendingRow[]>): SafeHtml {
   return html`${dataTable(columns, rows)}
     <p class="note">
       The oldest ${GROUP_PAGE_LIMITS.pending} pending entries. A ghost is pending but its entry is
-      gone from the stream (deleted or trimmed).
-    </p>`;
-}
-
-function body(letter: RawDeadLetter): SafeHtml {
-  const fields = letter.fields.map(([name, value]) => {
-    const shownName = showBytes(name);
-    const shown = showBytes(value);
-    const more =
-      shown.omitted > 0 ? html` <span class="muted">(+${shown.omitted} bytes)</span>` : "";
-    return html`<dt>${shownName.text}${shownName.hex ? " (hex)" : ""}</dt>
-      <dd>
-        <code>${shown.text}</code>${shown.hex ? html` <span class="tag">hex</span>` : ""}${more}
-      </dd>`;
-  });
-  return html`<dl class="facts">${fields}</dl>`;
-}
-
-function deadLetterSection(view: GroupView): SafeHtml {
-  const section = view.detail.deadLetters;
-  if (!section.ok) return failed(section.error);
-  const { letters, cutShort } = section.value;
-  if (letters.length === 0) {
-    return html`<p class="muted">
-      No dead letters of this
-      group${cutShort ? ` among the newest ${GROUP_PAGE_LIMITS.deadLettersScanned} entries of ${view.group.deadLetterStream}` : ""}.
-    </p>`;
-  }
-  const byReason = new Map<string, RawDeadLetter[]>();
-  for (const letter of letters) {
-    const reason = letter.metadata["x-dead-letter-reason"] ?? "(no reason)";
-    byReason.set(reason, [...(byReason.get(reason) ?? []), letter]);
-  }
-  const groups = [...byReason].map(([reason, list]) => {
-    const rows = list.map((letter) => {
-      const m = letter.metadata;
-      return html`<tr>
-        <td><code>${letter.id}</code></td>
-        <td><code>${m["x-original-id"] ?? UNKNOWN}</code></td>
-        <td class="num">${m["x-delivery-count"] ?? UNKNOWN}</td>
-        <td class="name">${m["x-last-consumer"] ?? UNKNOWN}</td>
-        <td class="num">${formatTime(Number(m["x-dead-lettered-at"]))}</td>
-        ${view.showBodies ? html`<td>${body(letter)}</td>` : ""}
-      </tr>`;
-    });
-    const columns = [
-      { label: "id" },
-      { label: "x-original-id" },
-      { label: "x-delivery-count", numeric: true },
-      { label: "x-last-consumer" },
-      { label: "x-dead-lettered-at", numeric: true },
-      ...(view.showBodies ? [{ label: "body" }] : []),
-    ];
-    return html`<h3>${reason} <span class="muted">(${list.length})</span></h3>
-      ${dataTable(columns, rows)}`;
-  });
-  return html`${groups}
-    <p class="note">
-      The newest ${letters.length} dead letters of this group in
-      ${view.group.deadLetterStream}${cutShort ? ` (looked at its newest ${GROUP_PAGE_LIMITS.deadLettersScanned} entries)` : ""}.
-      ${view.showBodies ? "Bodies truncated to 200 bytes per field; binary shown as hex." : "Bodies are not shown (http.ui.showBodies: false)."}
+      gone from the stream (deleted or trimmed). Every id below the stream's first entry is found;
+      above it an entry is looked up whole, so only within the page's byte budget: the rest are not
+      checked (the sweep clears the ghosts it meets).
     </p>`;
 }
 
@@ -237,7 +180,11 @@ export function renderGroupPage(view: GroupView): string {
     <h2>Oldest pending entries</h2>
     ${pendingTable(view.detail.pending)}
     <h2>Dead letters</h2>
-    ${deadLetterSection(view)}
+    ${
+      view.detail.deadLetters.ok
+        ? deadLetterSection(view.detail.deadLetters.value, group.deadLetterStream, view.showBodies)
+        : failed(view.detail.deadLetters.error)
+    }
     <h2>Recent events</h2>
     ${eventsList(view.detail.events)}
     <h2>Next steps</h2>
