@@ -68,6 +68,15 @@ export function resolveGroup(group: GroupConfig): ResolvedGroup {
   };
 }
 
+/**
+ * The counts that copies written into `stream` for `group` carry (x-delivery-count), kept by the
+ * sweep script beside the stream so that backoff reads no bodies (src/scripts/lua/sweepPage.lua,
+ * "Carried counts"). Internal: sameSlotKey keeps it in the stream's slot whatever the name.
+ */
+export function carriedCountsKey(stream: string, group: string): string {
+  return sameSlotKey(stream, `janitor-carried:${group}`);
+}
+
 /** Keys one script touches for this group that would not share a slot on Redis Cluster. */
 export function keysOutsideSourceSlot(group: ResolvedGroup): string[] {
   const slot = keySlot(group.stream);

@@ -2,7 +2,7 @@ import type { GroupAction } from "../core/configTypes.js";
 import type { Fence } from "../core/fence.js";
 import { callScript, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 import type { RedisErrorCode } from "../redis/redisErrors.js";
-import type { ResolvedGroup } from "../core/resolveGroup.js";
+import { carriedCountsKey, type ResolvedGroup } from "../core/resolveGroup.js";
 import { fenceArguments } from "../core/fence.js";
 import { backoffPolicy } from "../core/backoffThreshold.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
@@ -104,6 +104,10 @@ export function sweepPageArgs(request: PageRequest): ScriptCall {
       ? [group.stream, group.requeueStream, group.deadLetterStream, group.touchesKey]
       : [lane, lane, group.deadLetterStream, group.touchesKey];
   if (fenceArgs !== undefined) keys.push(fenceArgs.key);
+  keys.push(
+    carriedCountsKey(keys[0] ?? "", group.group),
+    carriedCountsKey(keys[1] ?? "", group.group),
+  );
   const index = deadLetterIndexKeys(group);
   keys.push(index.index, index.state, index.floor);
   const backoff = backoffPolicy(group);

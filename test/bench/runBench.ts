@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { backoffScenario } from "./backoff.js";
+import { backoffBodiesScenario } from "./backoffBodies.js";
 import { cliStartupScenario } from "./cliStartup.js";
 import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
@@ -44,7 +45,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * `--only=i`, Redis instructions per swept entry under callgrind (needs valgrind), janitor
  * against the reference script, whatever the machine's load; `--only=s`, what the group status
  * costs Redis and /metrics at 1,000 groups; `--only=u`, the web console (page latency and size at
- * 1,000 and 10,000 groups, Redis commands per page view).
+ * 1,000 and 10,000 groups, Redis commands per page view); `--only=b`, backoff with 1 KB and 5 MB
+ * waiting entries (longest call, body reads).
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -52,6 +54,7 @@ const OPTIONAL: Record<string, Scenario> = {
   i: instructionsScenario,
   s: statusCostScenario,
   u: webConsoleScenario,
+  b: backoffBodiesScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */

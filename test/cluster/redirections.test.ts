@@ -5,7 +5,7 @@ import { createClusterClient } from "../../src/redis/createClusterClient.js";
 import { keySlot, sameSlotKey } from "../../src/core/keySlot.js";
 import { deadLetterIndexKeys } from "../../src/core/deadLetterIndex.js";
 import type { GroupSweepResult } from "../../src/sweep/GroupSweepResult.js";
-import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
+import { carriedCountsKey, type ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { sweepOnce, type SweepContext } from "../../src/sweep/sweepOnce.js";
 import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
@@ -84,13 +84,17 @@ describe("redirections on Redis Cluster (three masters, one replica each)", () =
 
     const source = await cluster.ownerOf(stream);
     const target = cluster.masters.find((node) => node !== source) as ClusterNode;
-    // A page touches eight keys; while a slot migrates Redis runs it (on either side) only when all
+    // A page touches ten keys; while a slot migrates Redis runs it (on either side) only when all
     // of them exist there, so the reassign bookkeeping hash is made to exist, as it does for
     // reassign groups. (Without it every page answers TRYAGAIN until the slot has moved.)
     await redis.hset(group.touchesKey, "nobody", "0");
     // Likewise the dead-letter index's floor (written only once deadLetterMaxLen drops dead
     // letters; "0-0" trims nothing). The index and its state exist since the first sweep.
     await redis.set(deadLetterIndexKeys(group).floor, "0-0");
+    // And the carried counts of the source's and the requeue stream's copies (started by groups
+    // with backoff; once there, kept).
+    const carried = [stream, group.requeueStream].map((key) => carriedCountsKey(key, group.group));
+    for (const key of carried) await redis.zadd(key, 0, "from:0");
     const migration = await cluster.startMigration(keySlot(stream), target);
     // MIGRATING with every key still on the source: pages run there as before.
     results.push(await sweepOnce(group, sweeping, neverAborted));
@@ -113,6 +117,7 @@ describe("redirections on Redis Cluster (three masters, one replica each)", () =
       index.index,
       index.state,
       index.floor,
+      ...carried,
     ]);
     results.push(await redirected);
     expect(await errorCount(source, "ASK")).toBeGreaterThan(askBefore);

@@ -98,7 +98,8 @@ describe("the least-privilege ACL users of deploy/redis/stream-janitor.acl", () 
     await addStuckEntries(admin, monitor, "workers", numberedBodies(7));
 
     const config = testConfig(server.url, prefix, [
-      { stream: requeue, action: "requeue" },
+      // With backoff: the sweep keeps the counts its copies carry (a sorted set).
+      { stream: requeue, action: "requeue", backoffJitter: 0.1 },
       // A consumer counts as live when seen within minIdleMs; the stuck entries are an hour old.
       { stream: reassign, action: "reassign", minIdleMs: 600_000 },
       { stream: deadLetter, action: "dead-letter" },

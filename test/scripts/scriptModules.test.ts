@@ -300,8 +300,10 @@ describe("the other scripts' modules", () => {
       rotation: 0,
       fence,
     });
-    // KEYS: source, target, dead letters, touches, the fence, then the dead-letter index's three.
-    expect(args.slice(0, 6)).toEqual([8, "s", "s", "s:dl", "s:touches", "lease"]);
+    // KEYS: source, target, dead letters, touches, the fence, the carried counts of source and
+    // target, then the dead-letter index's three.
+    expect(args.slice(0, 6)).toEqual([10, "s", "s", "s:dl", "s:touches", "lease"]);
+    expect(args.slice(6, 8)).toEqual(["{s}:janitor-carried:g", "{s}:janitor-carried:g"]);
     expect(args).toContain("v1");
     const counts = ["examined", "claimed", "requeued", "reassigned", "deadLetteredMaxDeliveries"];
     const more = ["deadLetteredAction", "leftPending", "handedOff", "windows", "invalidCounts"];

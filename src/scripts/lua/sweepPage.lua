@@ -26,6 +26,8 @@ KEYS[5]  optional fence key (src/sweep/slotFence.ts). One server: the lease key,
          ARGV fence or nothing changes. Redis Cluster (fence is 'token:<n>'): a key in the
          source's slot holding the highest fencing token that wrote here; a lower n changes
          nothing, a higher one is stored before the first write
+KEYS[last 5], KEYS[last 4]  carried counts of KEYS[1] and of KEYS[2] for this group (a sorted
+         set each, see "Carried counts"; the same key when the copies go to the source)
 KEYS[last 3]  the group's dead-letter index, its state hash and the dead-letter stream's index
          floor (src/core/deadLetterIndex.ts): once the state says complete, each dead letter
          written gets an index entry at its own id with its x-* fields and no body, and the index
@@ -88,6 +90,7 @@ is read with one entry of look-ahead, whose id is the next cursor.
 
 local source, target, deadLetters, touchesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local indexKey, indexStateKey, indexFloorKey = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
+local carriedKey, targetCarriedKey = KEYS[#KEYS - 4], KEYS[#KEYS - 3]
 -- Called once per entry: as upvalues rather than global lookups.
 local call, unpack = redis.call, unpack
 local arg = {}
@@ -134,7 +137,7 @@ end
 
 -- The fence (includes/fence.lua); on Cluster it is raised just before the first write (below).
 local fenceToken = nil
-if #KEYS >= 8 then
+if #KEYS >= 10 then
   local fenced
   fenced, fenceToken = checkFence(KEYS[5], arg.fence, 'has swept this stream')
   if fenced then return refuse('FENCED', fenced) end
@@ -155,6 +158,8 @@ local refusal = checkType(source, 'stream', false)
   or checkType(indexKey, 'stream', true)
   or checkType(indexStateKey, 'hash', true)
   or checkType(indexFloorKey, 'string', true)
+  or checkType(carriedKey, 'zset', true)
+  or checkType(targetCarriedKey, 'zset', true)
 if refusal then return refusal end
 
 -- Also the group check (NOGROUP): entries held by a consumer of the janitor's name were not put
@@ -167,16 +172,17 @@ if #held > 0 then
 end
 
 -- A stream whose ids are used up cannot take the copies (idsLeftFor, includes/streamIds.lua).
-local function lastGeneratedId(key)
+-- Ids run out only at the top millisecond: the stream's last entry there, if any (one entry
+-- read, and only then). Not XINFO STREAM: it returns the first and last entries whole, 175 ms
+-- inside a script for two of 5 MB. A last id moved to the top by XSETID, or whose entries there
+-- were deleted, is not seen: XADD then fails, an unforeseen error (each entry handled or put back).
+local function topId(key)
   if not exists[key] then return nil end
-  local info = redis.call('XINFO', 'STREAM', key)
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then return info[i + 1] end
-  end
-  return nil
+  local top = redis.call('XREVRANGE', key, '+', MAX_ID_PART .. '-0', 'COUNT', 1)[1]
+  return top and top[1]
 end
 local function canTake(key, count)
-  local last = lastGeneratedId(key)
+  local last = topId(key)
   return not last or idsLeftFor(last, count) -- count <= 10000
 end
 local writeTargets = { deadLetters }
@@ -184,7 +190,7 @@ if action == 'requeue' then writeTargets[2] = target end
 for _, key in ipairs(writeTargets) do
   if not canTake(key, maxClaimed) then
     return refuse('IDSEXHAUSTED', 'stream ' .. key .. ' has used up its ids (last id ' ..
-      lastGeneratedId(key) .. '): XADD would fail; nothing was claimed')
+      topId(key) .. '): XADD would fail; nothing was claimed')
   end
 end
 
@@ -206,6 +212,40 @@ if indexing then
   local floor = redis.call('GET', indexFloorKey)
   if floor then redis.call('XTRIM', indexKey, 'MINID', floor) end
 end
+
+-- Carried counts. Backoff needs the deliveries a requeued copy carries (x-delivery-count), which
+-- sit in its body with the user's fields: reading a 5 MB body costs about 35 ms. So the script
+-- that writes a copy also records its id and count in a sorted set of the stream it goes to and
+-- of this group, and the backoff test looks the count up there, no body read. All scores are 0;
+-- members are ordered by their text: `<ms>-<seq>:<count>`, both parts of the id zero-padded to 20
+-- digits, so text order is id order. The watermark `from:<id>` (after every padded id) is the
+-- last id of the millisecond the set was started in (Redis TIME): every copy above it has its
+-- record, so an entry above it without one is no copy of this janitor (an original, a redriven
+-- copy: 0); one below it (written before counts were kept) is read once and recorded. (The
+-- stream's last id would be exact, but only XINFO STREAM tells it, with two entries whole; an
+-- entry above `now`, written with an explicit id, is taken for new.) The set is started by a call
+-- with backoff configured; once it exists every copy written here is recorded, backoff or not, so
+-- that it never says 0 for a copy. Records leave it when the sweep acknowledges their copy, and
+-- below the group's oldest pending entry at the start of each pass (what is below was
+-- acknowledged).
+local WATERMARK = 'from:'
+local function padded(id)
+  local dash = string.find(id, '-', 1, true)
+  return string.rep('0', 21 - dash) .. string.sub(id, 1, dash - 1) .. '-' ..
+    string.rep('0', 20 - #id + dash) .. string.sub(id, dash + 1)
+end
+if backoff and redis.call('EXISTS', carriedKey) == 0 then
+  local nowMs = string.format('%d', math.floor(startedUs / 1000))
+  redis.call('ZADD', carriedKey, 0, WATERMARK .. padded(nowMs .. '-' .. MAX_ID_PART))
+end
+local carriedKept = backoff or redis.call('EXISTS', carriedKey) == 1
+local carriedFrom = nil -- the watermark, padded; nil: none, every entry counts as written before
+if backoff then
+  local found = redis.call('ZRANGEBYLEX', carriedKey, '[' .. WATERMARK, '+', 'LIMIT', 0, 1)[1]
+  carriedFrom = found and string.sub(found, #WATERMARK + 1)
+end
+local recordCopies = action == 'requeue' and (targetCarriedKey == carriedKey and carriedKept
+  or targetCarriedKey ~= carriedKey and redis.call('EXISTS', targetCarriedKey) == 1)
 
 ------------------------------------------------------------------------------------------------
 -- Reassign: live candidates. Seen is XINFO CONSUMERS `idle`, the time since the consumer's last
@@ -367,6 +407,9 @@ local requeuedIds = {}
 local reassignedIds, reassignedIdCount = {}, 0
 local deadLetteredIds, deadLetteredIdCount = {}, 0
 local acks, ackCount = {}, 0
+-- ZADD arguments (score, member) of the copies written, and the records of acknowledged copies.
+local records, recordCount = {}, 0
+local forgotten, forgottenCount = {}, 0
 local cursor = arg.cursor
 local claimedAny = false
 local failure = nil
@@ -433,6 +476,7 @@ local function handle(id, fields, entry)
     end
   end
   local originalId, deliveries = id, entry[4]
+  local forget = nil
   if not plain then
     local countValue = nil
     for i = 1, fieldCount, 2 do
@@ -444,6 +488,9 @@ local function handle(id, fields, entry)
       end
     end
     deliveries = earlierDeliveries(id, countValue) + deliveries
+    if carriedKept and countValue and canonicalCount(countValue) then
+      forget = padded(id) .. ':' .. countValue -- its record, if it has one
+    end
   end
   local reason = nil
   if deliveries >= maxDeliveries then
@@ -490,6 +537,10 @@ local function handle(id, fields, entry)
     end
     ackCount = ackCount + 1
     acks[ackCount] = id
+    if forget then
+      forgottenCount = forgottenCount + 1
+      forgotten[forgottenCount] = forget
+    end
     if deadLetteredIdCount < MAX_REPORTED_IDS then
       deadLetteredIdCount = deadLetteredIdCount + 1
       deadLetteredIds[deadLetteredIdCount] = id
@@ -502,6 +553,7 @@ local function handle(id, fields, entry)
       result.deadLetteredAction = result.deadLetteredAction + 1
     end
   elseif action == 'requeue' then
+    local copy
     if plain then
       -- The usual case written out: this is most of what the script does per entry
       -- (REQUEUE_METADATA, names in order; a test checks them against the include).
@@ -509,14 +561,23 @@ local function handle(id, fields, entry)
       fields[fieldCount + 2] = originalId
       fields[fieldCount + 3] = 'x-delivery-count'
       fields[fieldCount + 4] = countTexts[deliveries] or countText(deliveries)
-      call('XADD', target, '*', unpack(fields, 1, fieldCount + 4))
+      copy = call('XADD', target, '*', unpack(fields, 1, fieldCount + 4))
     else
       requeueMetadata[2] = originalId
       requeueMetadata[4] = countText(deliveries)
-      writeFiltered(requeueArgs, requeuePrefix, requeueMetadata, requeueNames, fields)
+      copy = writeFiltered(requeueArgs, requeuePrefix, requeueMetadata, requeueNames, fields)
     end
     ackCount = ackCount + 1
     acks[ackCount] = id
+    if recordCopies then
+      records[recordCount + 1] = 0
+      records[recordCount + 2] = padded(copy) .. ':' .. (countTexts[deliveries] or countText(deliveries))
+      recordCount = recordCount + 2
+    end
+    if forget then
+      forgottenCount = forgottenCount + 1
+      forgotten[forgottenCount] = forget
+    end
     requeuedCount = requeuedCount + 1
     if requeuedCount <= MAX_REPORTED_IDS then requeuedIds[requeuedCount] = id end
   else
@@ -542,6 +603,14 @@ local function acknowledge()
     redis.call('XACK', source, group, unpack(acks, first, math.min(first + 999, ackCount)))
   end
   ackCount = 0
+  for first = 1, recordCount, 2000 do
+    redis.call('ZADD', targetCarriedKey, unpack(records, first, math.min(first + 1999, recordCount)))
+  end
+  recordCount = 0
+  for first = 1, forgottenCount, 1000 do
+    redis.call('ZREM', carriedKey, unpack(forgotten, first, math.min(first + 999, forgottenCount)))
+  end
+  forgottenCount = 0
 end
 
 -- Only to recover from an unforeseen error: the XPENDING line of a claimed id.
@@ -679,29 +748,36 @@ end
 -- it: never claimed nor touched (only claimed entries' lines are used to put entries back).
 -- Below claimIdle or from alwaysDue on, the answer needs no per-entry threshold.
 -- The tier follows every delivery so far, as maxDeliveries does: a requeued copy (or a retry
--- lane's) carries its earlier deliveries in x-delivery-count, read from its body inside this call
--- (no round trip); only for entries in between, and only when backoff is configured.
+-- lane's) carries its earlier deliveries in x-delivery-count, looked up in the carried counts
+-- (see "Carried counts": one lookup, no body); only for entries in between, and only when
+-- backoff is configured. An entry written before counts were kept is read once and recorded.
 local function carriedDeliveries(id)
-  local found = redis.call('XRANGE', source, id, id)[1]
-  if not found then return 0 end -- a ghost: XAUTOCLAIM reports it
-  local fields = found[2]
+  local key = padded(id)
+  local found = call('ZRANGEBYLEX', carriedKey, '[' .. key .. ':', '(' .. key .. ';', 'LIMIT', 0, 1)[1]
+  if found then return tonumber(string.sub(found, #key + 2)) end
+  if carriedFrom and key > carriedFrom then return 0 end -- written since: not a copy of ours
+  local read = redis.call('XRANGE', source, id, id)[1]
+  if not read then return 0 end -- a ghost: XAUTOCLAIM reports it
+  local fields, count = read[2], 0
   for i = #fields - 1, 1, -2 do -- metadata is written last
     if fields[i] == 'x-delivery-count' then
       -- Untrusted: 0 here, reported once the entry is handled (earlierDeliveries).
-      return canonicalCount(fields[i + 1]) or 0
+      count = canonicalCount(fields[i + 1]) or 0
+      break
     end
   end
-  return 0
+  call('ZADD', carriedKey, 0, key .. ':' .. countText(count))
+  return count
 end
 
 local function markWaiting(window, count)
   for i = 1, count do
     local entry = window[i]
     local idle = entry[3]
-    if idle >= claimIdle and idle < alwaysDue and entry[4] <= maxDeliveries
-      and idle < dueAfter(tiers, tierCount, spread, entry[1],
-        entry[4] + carriedDeliveries(entry[1])) then
-      entry[3] = -1
+    if idle >= claimIdle and idle < alwaysDue and entry[4] <= maxDeliveries then
+      if idle < dueAfter(tiers, tierCount, spread, entry[1], entry[4] + carriedDeliveries(entry[1])) then
+        entry[3] = -1
+      end
     end
   end
 end
@@ -789,6 +865,10 @@ while failure == nil do
   local size = math.min(windowSize, examineLimit)
   local window = redis.call('XPENDING', source, group, cursor, '+', size + 1)
   result.windows = result.windows + 1
+  if carriedKept and cursor == '0-0' and window[1] then
+    -- A pass starts at the oldest pending entry: every copy below it was acknowledged.
+    redis.call('ZREMRANGEBYLEX', carriedKey, '-', '(' .. padded(window[1][1]))
+  end
   local examined, claimsEndedUs = sweepWindow(window, size, claimLimit)
   result.examined = result.examined + examined
   if examined < #window then
