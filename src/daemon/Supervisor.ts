@@ -4,6 +4,7 @@ import type { LeaderTerm } from "../lease/types.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { sweepAll } from "../sweep/sweepAll.js";
+import { redisNowMs } from "../redis/redisNowMs.js";
 import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupSet.js";
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
@@ -147,14 +148,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       ];
     }
     const wallClockMs = this.wallClock();
+    const redisClockMs = await this.redisClockMs(wallClockMs);
     // A group removed while the pass ran keeps no series: its counters must not come back.
     const stillThere = new Set(this.groups.current().map((group) => group.id));
     for (const result of results) {
       const groupId = `${result.stream}/${result.group}`;
       if (!stillThere.has(groupId)) continue;
-      if (result.error !== undefined) this.emitSafely("group-failed", result, wallClockMs);
+      if (result.error !== undefined)
+        this.emitSafely("group-failed", result, wallClockMs, redisClockMs);
       else if (result.pages > 0 || result.complete)
-        this.emitSafely("group-swept", result, wallClockMs);
+        this.emitSafely("group-swept", result, wallClockMs, redisClockMs);
       if (sweepChangedGroup(result)) this.emitSafely("group-changed", groupId);
     }
     const { maintenance } = options;
@@ -198,6 +201,19 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       },
       this.passSignal(term),
     );
+  }
+
+  /**
+   * Redis TIME, read once per pass: the last-success timestamp follows the server's clock like
+   * every other timestamp, so a host clock off by minutes neither fires nor hides the
+   * no-recent-sweep alert. When Redis does not answer TIME, the host clock stands in.
+   */
+  private async redisClockMs(wallClockMs: number): Promise<number> {
+    try {
+      return await redisNowMs(this.options.redis);
+    } catch {
+      return wallClockMs;
+    }
   }
 
   private passSignal(term: LeaderTerm): AbortSignal {

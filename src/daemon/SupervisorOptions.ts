@@ -29,7 +29,7 @@ export interface SupervisorOptions extends SweepSettings {
   random?: () => number;
   /** Monotonic ms for durations. */
   now?: () => number;
-  /** Unix ms, for the last-success timestamp. */
+  /** Host Unix ms, for the console's ages (the exported timestamp reads Redis TIME). */
   wallClock?: () => number;
   /** Shorthand for on("group-changed"): gauges derived from the group's PEL are refreshed. */
   onGroupChanged?: (groupId: string) => void;

@@ -21,8 +21,8 @@ export function recordSweepMetrics(
   logger: Logger,
 ): void {
   initGroupSeries(metrics, supervisor.currentGroups());
-  const record = (result: GroupSweepResult, wallClockMs: number): void =>
-    recordSweep(metrics, result, wallClockMs);
+  const record = (result: GroupSweepResult, _wallClockMs: number, redisClockMs: number): void =>
+    recordSweep(metrics, result, redisClockMs);
   supervisor.on("group-swept", record);
   supervisor.on("group-failed", record);
   supervisor.on("groups-changed", (change) => {
@@ -33,11 +33,14 @@ export function recordSweepMetrics(
   });
 }
 
-/** Turns one group's sweep result into counter increments (the leader's view of its work). */
+/**
+ * Turns one group's sweep result into counter increments (the leader's view of its work);
+ * `redisClockMs` (Redis TIME when the pass ended) stamps the last success.
+ */
 export function recordSweep(
   metrics: JanitorMetrics,
   result: GroupSweepResult,
-  wallClockMs: number,
+  redisClockMs: number,
 ): void {
   const labels = { stream: result.stream, group: result.group };
   metrics.claimedEntries.inc(labels, result.claimed);
@@ -58,7 +61,7 @@ export function recordSweep(
   metrics.sweepDurationSeconds.observe(labels, result.durationMs / 1000);
   metrics.sweeps.inc(labels);
   if (result.error === undefined) {
-    metrics.lastSweepSuccessTimestampSeconds.set(labels, wallClockMs / 1000);
+    metrics.lastSweepSuccessTimestampSeconds.set(labels, redisClockMs / 1000);
   } else {
     metrics.sweepFailures.inc({ ...labels, kind: result.errorKind ?? "redis" });
   }

@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { performance } from "node:perf_hooks";
 import Redlock, { ResourceLockedError, type Lock } from "redlock";
 import { companionKey } from "../core/fence.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
@@ -19,6 +20,9 @@ export interface LeaseHolder {
 export type AcquireResult =
   | { readonly status: "acquired"; readonly lock: Lock; readonly fencingToken: number }
   | { readonly status: "held" };
+
+/** redlock's clock drift allowance, as a share of the TTL (it adds 2 ms for Redis' precision). */
+const DRIFT_FACTOR = 0.01;
 
 // Where the lease keeps its token and holder record; in core, so inspect reads them without
 // loading the lock library.
@@ -41,11 +45,21 @@ export class LeaseLock {
   readonly holderKey: string;
   private readonly redis: ScriptedRedis;
   private readonly ttlMs: number;
+  private readonly now: () => number;
+  /** Until when (monotonic ms) each lock this object handed out is valid. */
+  private readonly validUntil = new WeakMap<Lock, number>();
 
-  constructor(redis: RedisClient, key: string, ttlMs: number) {
+  /** `now`: the monotonic clock (ms) lock validity is judged by; tests inject one. */
+  constructor(
+    redis: RedisClient,
+    key: string,
+    ttlMs: number,
+    now: () => number = () => performance.now(),
+  ) {
     this.redis = registerScripts(redis);
     this.key = key;
     this.ttlMs = ttlMs;
+    this.now = now;
     this.tokenKey = companionKey(key, "token");
     this.holderKey = companionKey(key, "holder");
   }
@@ -55,8 +69,10 @@ export class LeaseLock {
    * (timeout, connection): redlock has then already sent a release of the value it tried.
    */
   async acquire(): Promise<AcquireResult> {
+    const sentAt = this.now();
     const lock = await this.run((redlock) => redlock.acquire([this.key], this.ttlMs));
     if (lock === undefined) return { status: "held" };
+    this.validUntil.set(lock, this.deadlineFrom(sentAt));
     let token: number | undefined;
     try {
       token = await runFenceLease(this.redis, {
@@ -104,8 +120,24 @@ export class LeaseLock {
    * Extends the TTL if the key still holds the lock's value: the extended lock, or undefined
    * when it definitely does not (the lease is gone). Rejects when the outcome is unknown.
    */
-  extend(lock: Lock): Promise<Lock | undefined> {
-    return this.run((redlock) => redlock.extend(lock, this.ttlMs));
+  async extend(lock: Lock): Promise<Lock | undefined> {
+    const sentAt = this.now();
+    const validUntil = this.validUntil.get(lock);
+    if (validUntil !== undefined && validUntil < sentAt) {
+      throw new Error("Cannot extend an already-expired lock (on the monotonic clock).");
+    }
+    // redlock judges expiry by Date.now, so a host clock stepped forward past the TTL would make
+    // a valid lock look expired: validity is judged above on the monotonic clock, and redlock's
+    // wall-clock estimate is set where it cannot be passed. Redis still checks the value.
+    lock.expiration = Number.MAX_SAFE_INTEGER;
+    const extended = await this.run((redlock) => redlock.extend(lock, this.ttlMs));
+    if (extended !== undefined) this.validUntil.set(extended, this.deadlineFrom(sentAt));
+    return extended;
+  }
+
+  /** The monotonic end of a lock whose command was sent at `sentAt`, with redlock's drift. */
+  private deadlineFrom(sentAt: number): number {
+    return sentAt + this.ttlMs - (Math.round(DRIFT_FACTOR * this.ttlMs) + 2);
   }
 
   /** Compare-and-delete. Resolves false when the key did not hold the lock's value. */
@@ -137,7 +169,7 @@ export class LeaseLock {
    * mistaken for "not ours".
    */
   private async run<T>(operation: (redlock: Redlock) => Promise<T>): Promise<T | undefined> {
-    const redlock = new Redlock([this.redis], { retryCount: 0, driftFactor: 0.01 });
+    const redlock = new Redlock([this.redis], { retryCount: 0, driftFactor: DRIFT_FACTOR });
     const errors: Error[] = [];
     redlock.on("error", (error) => errors.push(error));
     try {

@@ -20,6 +20,7 @@ const SCRIPTS = {
   sjTrimRetryLane: "trimRetryLane.lua",
   sjEntriesExist: "entriesExist.lua",
   sjIndexDeadLetters: "indexDeadLetters.lua",
+  sjAppendEvents: "appendEvents.lua",
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

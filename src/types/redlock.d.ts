@@ -26,7 +26,7 @@ declare module "redlock" {
     readonly resources: string[];
     /** The random value redlock wrote into the key. */
     readonly value: string;
-    /** Wall-clock ms (redlock's estimate; the lease does not rely on it). */
+    /** Wall-clock ms (redlock's estimate; LeaseLock judges validity on the monotonic clock). */
     expiration: number;
     release(): Promise<unknown>;
     extend(duration: number): Promise<Lock>;

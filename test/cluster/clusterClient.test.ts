@@ -7,6 +7,7 @@ import { pipelinePerNode } from "../../src/redis/pipeline/pipelinePerNode.js";
 import { RedisUnavailableError } from "../../src/redis/pipeline/runPipeline.js";
 import { connectionOfKey } from "../../src/redis/connectionOfKey.js";
 import { createClusterClient } from "../../src/redis/createClusterClient.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
 
@@ -34,7 +35,7 @@ describe("cluster client and per-node pipelines (three masters)", () => {
 
   it("writes advisory events to an events stream in a slot of its own, whatever master owns it", async () => {
     const { cluster } = fixture;
-    const redis = janitorClient();
+    const redis = registerScripts(janitorClient());
     const keys = cluster.keysOnEveryMaster(uniquePrefix("events"));
     for (const key of keys) {
       const writer = new EventWriter({

@@ -2,6 +2,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { EventWriter } from "../../src/events/EventWriter.js";
 import { createEventMetrics } from "../../src/metrics/eventMetrics.js";
+import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 
 const fixture = useRedisServer();
@@ -14,7 +15,7 @@ async function counterValue(registry: Registry, name: string, type: string): Pro
 function writerFor(streamKey: string, maxLen = 10000) {
   const registry = new Registry();
   const writer = new EventWriter({
-    redis: fixture.redis,
+    redis: registerScripts(fixture.redis),
     streamKey,
     maxLen,
     by: "host-a:42",
