@@ -4,7 +4,7 @@
  */
 
 /**
- * Whether the group's consumers read, for the group status (contract section 9): its read
+ * Whether the group's consumers read, for the group status (README "Group status"): its read
  * position and when any consumer last tried to read. XINFO GROUPS and XINFO CONSUMERS only.
  */
 export interface ConsumerActivity {
