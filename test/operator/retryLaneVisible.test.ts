@@ -2,39 +2,15 @@ import { describe, expect, it } from "vitest";
 import { formatInspectReport } from "../../src/operator/formatInspectReport.js";
 import { formatStatusReport } from "../../src/operator/formatStatusReport.js";
 import { readInspectReport } from "../../src/operator/inspectReport.js";
-import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
-import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { useRedisServer } from "../support/redisServer.js";
+import { laneWithWork } from "../support/retryLaneFixture.js";
 import { statusReport } from "../support/statusFixture.js";
-import { groupConfig } from "../support/sweepHarness.js";
 
 const fixture = useRedisServer();
 
-/** The source caught up; the lane holds 5 copies, 3 delivered and pending, 2 not delivered. */
-async function laneWithWork(name: string) {
-  const stream = uniquePrefix(name);
-  const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
-  await fixture.redis.xack(stream, "workers", ...ids);
-  const group = groupConfig(stream, { retryLane: true });
-  const lane = group.retryLaneStream ?? "";
-  await fixture.redis.xgroup("CREATE", lane, "workers", "0", "MKSTREAM");
-  for (let i = 0; i < 5; i += 1) await fixture.redis.xadd(lane, "*", "n", String(i));
-  await fixture.redis.call(
-    "XREADGROUP",
-    "GROUP",
-    "workers",
-    "c1",
-    "COUNT",
-    3,
-    "STREAMS",
-    lane,
-    ">",
-  );
-  return { stream, group, lane };
-}
-
 describe("a retry lane's work is shown under its group", () => {
   it("inspect: retryLane {stream, length, lag, pending} in --json, and in the text", async () => {
-    const { stream, group, lane } = await laneWithWork("lane-inspect-work");
+    const { stream, group, lane } = await laneWithWork(fixture.redis, "lane-inspect-work", 5);
     const config = {
       lease: { key: `${stream}:lease`, ttlMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 },
       retention: [],
