@@ -32,6 +32,11 @@ export interface ReadableSample {
    */
   addedAfterPosition?: boolean;
   /**
+   * The lag Redis reported when no entry follows the group's last-delivered id (see
+   * checkLagBacked): its entries-read counter is stale, so `lag` is null.
+   */
+  unbackedLag?: number;
+  /**
    * action monitor only (the janitor never claims there): a pending entry delivered more than
    * maxDeliveries times, the PEL scan's when it has one, else the oldest pending entry.
    */

@@ -18,11 +18,12 @@ import type { RedisClient } from "../redis/RedisClient.js";
 import type { PelScanResult } from "../scrape/PelScanner.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { announceStatus, type AnnounceTo } from "./announceStatus.js";
+import { checkLagBacked, type LagCheck } from "./checkLagBacked.js";
 import { judgeGroup, type Verdict } from "./judgeGroup.js";
 import { sampleOf } from "./sampleOf.js";
 import { sampleReport } from "./sampleReport.js";
 import { serverReport } from "./serverReport.js";
-import type { StatusSample } from "./StatusSample.js";
+import type { ReadableSample, StatusSample } from "./StatusSample.js";
 
 export interface StatusSamplerOptions extends AnnounceTo {
   /** Its own connection or the scrape's: the reads are the scrape's, plus XINFO CONSUMERS. */
@@ -46,6 +47,8 @@ interface GroupTrack {
   verdict: Verdict | undefined;
   report: GroupStatusReport | undefined;
   labels: Readonly<Record<GroupStatus, { stream: string; group: string; status: string }>>;
+  /** The stream's answer for the latest stall candidate's read position (checkLagBacked). */
+  lagCheck?: LagCheck;
 }
 
 function labelsOf(group: ResolvedGroup): GroupTrack["labels"] {
@@ -182,14 +185,29 @@ export class StatusSampler implements StatusBoard {
     for (const reading of snapshot.groups) {
       const track = this.tracks.get(reading.group.id);
       const scan = this.options.pelScans.get(reading.group.id);
-      const sample = sampleOf(reading, snapshot.nowMs, scan, this.capabilities?.groupLag);
-      if (track === undefined || sample === undefined) continue;
+      const read = sampleOf(reading, snapshot.nowMs, scan, this.capabilities?.groupLag);
+      if (track === undefined || read === undefined) continue;
+      const sample = read.readable ? await this.backedByStream(track, read) : read;
       track.samples.push(sample);
       // Bounded memory: the window and nothing more.
       if (track.samples.length > config.status.window) track.samples.shift();
       this.judge(track, sample);
     }
     this.exportMetric();
+  }
+
+  /** See checkLagBacked; the stream's answer is kept while the read position holds. */
+  private async backedByStream(track: GroupTrack, sample: ReadableSample): Promise<ReadableSample> {
+    const previous = track.samples[track.samples.length - 1];
+    const { redis } = this.options;
+    const checked = await checkLagBacked(redis, track.group.stream, {
+      previous,
+      sample,
+      known: track.lagCheck,
+      log: this.log,
+    });
+    track.lagCheck = checked.check;
+    return checked.sample;
   }
 
   private judge(track: GroupTrack, sample: StatusSample): void {

@@ -214,6 +214,17 @@ function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Ve
         `${latest.lastDeliveredId}; ${latest.pending} pending, ${latest.due} due`,
     };
   }
+  if (latest.lag === null && latest.unbackedLag !== undefined) {
+    return {
+      status: "UNKNOWN",
+      reason:
+        `lag unknown: Redis reports lag ${latest.unbackedLag} but no entry follows ` +
+        `last-delivered id ${latest.lastDeliveredId} (before Redis 7.4 the group's entries-read ` +
+        `count is not restored exactly from an AOF or on a promoted replica; ` +
+        `XGROUP SETID at that id lets Redis count it again); ${latest.pending} pending, ` +
+        `${latest.due} due`,
+    };
+  }
   if (latest.lag === null) {
     return {
       status: "UNKNOWN",
