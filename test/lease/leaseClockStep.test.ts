@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { LeaseLock } from "../../src/lease/LeaseLock.js";
 import { startRedis, uniquePrefix, type RedisServer } from "../support/redisServer.js";
-import { leaseConnection } from "./leaseTestKit.js";
+import { waitFor } from "../support/waitFor.js";
+import { leaseConnection, leaseFactory, nextEvent } from "./leaseTestKit.js";
 
 let server: RedisServer;
 let admin: Redis;
@@ -19,9 +20,21 @@ afterAll(async () => {
   await server.stop();
 });
 
-afterEach(() => {
+const cleanup: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
   vi.restoreAllMocks();
+  for (const step of cleanup.splice(0).reverse()) await step();
 });
+
+const newLease = leaseFactory(
+  {
+    get server() {
+      return server;
+    },
+  },
+  cleanup,
+);
 
 /** The lock of an acquisition that must succeed. */
 async function acquired(lock: LeaseLock) {
@@ -55,5 +68,27 @@ describe("lease validity on a monotonic clock", () => {
     await expect(lock.extend(held)).rejects.toThrow("Cannot extend an already-expired lock");
     // Nothing was sent: the key keeps the TTL of its acquisition.
     expect(await admin.pttl(key)).toBeLessThanOrEqual(5_000);
+  });
+
+  it("a leader whose host clock steps forward keeps the lease: no lost event, same term", async () => {
+    const key = uniquePrefix("lease-step");
+    const { lease } = await newLease(key);
+    const lost: unknown[] = [];
+    const renewedTokens: number[] = [];
+    lease.on("lost", (reason) => lost.push(reason));
+    lease.on("renewed", (renewed) => renewedTokens.push(renewed.fencingToken));
+    lease.start();
+    const [term] = await nextEvent(lease, "acquired");
+    const realNow = Date.now.bind(Date);
+    vi.spyOn(Date, "now").mockImplementation(() => realNow() + 600_000);
+    // Several renewals with the wall clock 10 minutes ahead; a loss ends the wait at once.
+    const from = renewedTokens.length;
+    await waitFor(() => renewedTokens.length >= from + 4 || lost.length > 0, {
+      what: "4 renewals or a loss",
+    });
+    expect(lost).toEqual([]);
+    expect(lease.isLeader).toBe(true);
+    expect(new Set(renewedTokens)).toEqual(new Set([term.fencingToken]));
+    expect(await admin.pttl(key)).toBeGreaterThan(0);
   });
 });
