@@ -172,7 +172,7 @@ function leaseLoss(signal: AbortSignal): Exclude<LostReason, "stopped"> | undefi
 }
 
 /** Where the scan of the group's retry lane stopped, apart from the source's cursor. */
-function laneCursorKey(group: ResolvedGroup): string {
+export function laneCursorKey(group: ResolvedGroup): string {
   return `${group.id}\u0000retry-lane`;
 }
 
