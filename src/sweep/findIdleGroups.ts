@@ -134,11 +134,6 @@ function floorOf(reads: Reads, group: ResolvedGroup): string | undefined | false
   return typeof floor.value === "string" ? floor.value : undefined;
 }
 
-export interface IdleCheckContext {
-  redis: RedisClient;
-  fence: () => Fence | undefined;
-}
-
 /**
  * Which groups a pass may skip: nothing pending, and nothing else a sweep would do or report.
  * One pipelined read per group and per stream instead of a script call and its checks: per
@@ -152,16 +147,16 @@ export interface IdleCheckContext {
  */
 export async function findIdleGroups(
   groups: readonly ResolvedGroup[],
-  context: IdleCheckContext,
+  redis: RedisClient,
+  fence: Fence | undefined,
 ): Promise<boolean[]> {
-  const fence = context.fence();
   const reads = new Reads();
   const lease: Command | undefined =
     fence !== undefined && fence.slotToken === undefined ? ["GET", fence.key] : undefined;
   if (lease !== undefined) reads.add(lease);
   for (const group of groups) queueReads(reads, group, fence);
   try {
-    await reads.run(context.redis);
+    await reads.run(redis);
   } catch {
     return groups.map(() => false);
   }
@@ -170,7 +165,7 @@ export async function findIdleGroups(
     return groups.map(() => false);
   }
   const idle = groups.map((group) => idleByReads(reads, group, fence));
-  return checkFloors(groups, idle, reads, context.redis);
+  return checkFloors(groups, idle, reads, redis);
 }
 
 /**

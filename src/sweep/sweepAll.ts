@@ -25,7 +25,9 @@ export async function sweepAll(
   context: SweepContext,
   signal: AbortSignal,
 ): Promise<GroupSweepResult[]> {
-  const idle = signal.aborted ? [] : await findIdleGroups(groups, context);
+  // Read once per pass: the fence's kind (one per slot on Cluster) is the term's, as its value.
+  const fence = context.fence();
+  const idle = signal.aborted ? [] : await findIdleGroups(groups, context.redis, fence);
   const results: GroupSweepResult[] = [];
   let fenced = false;
   for (const [index, group] of groups.entries()) {
@@ -41,7 +43,7 @@ export async function sweepAll(
     } else if (idle[index] === true) {
       results.push(idleResult(group, context));
     } else {
-      const result = await sweepOnce(group, context, signal);
+      const result = await sweepOnce(group, context, signal, fence?.slotToken !== undefined);
       results.push(result);
       fenced = result.errorKind === "fenced";
     }
