@@ -131,8 +131,10 @@ async function cliPass(
   });
   const wallMs = performance.now() - started;
   const stats = await readCommandStats(admin);
-  const swept = (JSON.parse(stdout) as { groups: unknown[] }).groups.length;
-  if (swept !== groups) throw new Error(`sweep --json swept ${swept} groups, not ${groups}`);
+  const summaries = (JSON.parse(stdout) as { groups: { complete?: boolean }[] }).groups;
+  const swept = summaries.filter((summary) => summary.complete === true).length;
+  if (swept !== groups)
+    throw new Error(`sweep --json swept ${swept} groups to the end, not ${groups}`);
   const pass = summarise("sweep --json (idle)", swept, wallMs, stats);
   pass.redisUsec = topLevelUsec(stats);
   return pass;
@@ -208,6 +210,7 @@ function report(count: number, passes: readonly Pass[]): ScenarioResult {
     return [
       kind,
       of.length,
+      fmt(last?.groups ?? 0),
       fmt(median(of.map((pass) => pass.wallMs))),
       fmt(median(of.map((pass) => pass.redisUsec)) / 1000),
       fmt(median(of.map((pass) => pass.redisUsec / count))),
@@ -219,6 +222,7 @@ function report(count: number, passes: readonly Pass[]): ScenarioResult {
     columns: [
       "pass",
       "runs",
+      "groups complete (last run)",
       "wall ms (median)",
       "Redis ms",
       "Redis µs per group",
