@@ -13,53 +13,60 @@ import { conflictAmong } from "./checkRequeueTarget.js";
 /** Bound on all of a pass's pre-reads: past it, every group is swept as if none were idle. */
 const PRE_READ_TIMEOUT_MS = 10_000;
 
-/** What a pass's pipelined reads found, by key. */
+/** A pass's pipelined reads: each command sent once, however many groups ask for it. */
 class Reads {
   private readonly commands: Command[] = [];
   private readonly at = new Map<string, number>();
+  private readonly parsed = new Map<number, GroupInfo[] | undefined>();
   private replies: PipelineReply[] = [];
 
-  /** Queues a command once per pass, however many groups ask for it. */
-  add(command: Command): void {
-    const id = command.join("\u0000");
-    if (this.at.has(id)) return;
+  /** The command's position among the replies (the first one's, when queued before). */
+  add(command: Command): number {
+    const id = command.join(" ");
+    const known = this.at.get(id);
+    if (known !== undefined) return known;
     this.at.set(id, this.commands.length);
     this.commands.push(command);
+    return this.commands.length - 1;
+  }
+
+  get size(): number {
+    return this.commands.length;
   }
 
   async run(redis: RedisClient): Promise<void> {
     this.replies = await runReadPipeline(redis, this.commands, PRE_READ_TIMEOUT_MS);
   }
 
-  /** The reply's value; undefined when Redis answered an error or the command was not read. */
-  value(command: Command): { value: unknown } | undefined {
-    const reply = this.replies[this.at.get(command.join("\u0000")) ?? -1];
-    return reply === undefined || reply.error !== undefined ? undefined : { value: reply.value };
+  /** The reply's value, or undefined when Redis answered an error. */
+  value(at: number): unknown {
+    const reply = this.replies[at];
+    return reply === undefined || reply.error !== undefined ? undefined : reply.value;
   }
 
-  /** The groups of a stream's XINFO GROUPS; [] when the stream does not exist; else undefined. */
-  groupsOf(stream: string): GroupInfo[] | undefined {
-    const command: Command = ["XINFO", "GROUPS", stream];
-    const reply = this.replies[this.at.get(command.join("\u0000")) ?? -1];
-    if (reply === undefined) return undefined;
-    if (reply.error !== undefined) {
-      return redisErrorOf(reply.error)?.code === "NOSUCHKEY" ? [] : undefined;
-    }
-    return parseXinfoGroups(reply.value);
+  /** An XINFO GROUPS reply, parsed once: [] when the stream does not exist; undefined on error. */
+  groups(at: number): GroupInfo[] | undefined {
+    if (this.parsed.has(at)) return this.parsed.get(at);
+    const reply = this.replies[at];
+    let groups: GroupInfo[] | undefined;
+    if (reply === undefined) groups = undefined;
+    else if (reply.error === undefined) groups = parseXinfoGroups(reply.value);
+    else groups = redisErrorOf(reply.error)?.code === "NOSUCHKEY" ? [] : undefined;
+    this.parsed.set(at, groups);
+    return groups;
   }
 }
 
-const groupsCommand = (stream: string): Command => ["XINFO", "GROUPS", stream];
-const indexStateCommand = (group: ResolvedGroup): Command => [
-  "HGET",
-  deadLetterIndexKeys(group).state,
-  "complete",
-];
-const floorCommand = (group: ResolvedGroup): Command => ["GET", deadLetterIndexKeys(group).floor];
-const carriedCommand = (stream: string, group: ResolvedGroup): Command => [
-  "EXISTS",
-  carriedCountsKey(stream, group.group),
-];
+/** Where one group's replies are (positions in Reads). */
+interface GroupReads {
+  source: number;
+  indexState: number;
+  floor?: number;
+  requeueTarget?: number;
+  lane?: number;
+  carried: number[];
+  slotFence?: number;
+}
 
 /** The script keeps carried counts (and starts them at its first call) only with backoff. */
 function hasBackoff(group: ResolvedGroup): boolean {
@@ -67,71 +74,66 @@ function hasBackoff(group: ResolvedGroup): boolean {
   return jitterPermille > 0 || tiers.length > 1 || tiers[0] !== group.minIdleMs;
 }
 
-/** The reads that tell whether `group` is idle (queued once per pass, however often asked). */
-function queueReads(reads: Reads, group: ResolvedGroup, fence: Fence | undefined): void {
-  reads.add(groupsCommand(group.stream));
-  reads.add(indexStateCommand(group));
-  if (group.action === "monitor") return;
-  reads.add(floorCommand(group));
-  if (group.action === "requeue") reads.add(groupsCommand(group.requeueStream));
-  if (group.retryLaneStream !== undefined) reads.add(groupsCommand(group.retryLaneStream));
+/** Queues the reads that tell whether `group` is idle. */
+function queueReads(reads: Reads, group: ResolvedGroup, fence: Fence | undefined): GroupReads {
+  const index = deadLetterIndexKeys(group);
+  const at: GroupReads = {
+    source: reads.add(["XINFO", "GROUPS", group.stream]),
+    indexState: reads.add(["HGET", index.state, "complete"]),
+    carried: [],
+  };
+  if (group.action === "monitor") return at;
+  at.floor = reads.add(["GET", index.floor]);
+  if (group.action === "requeue")
+    at.requeueTarget = reads.add(["XINFO", "GROUPS", group.requeueStream]);
+  const lane = group.retryLaneStream;
+  if (lane !== undefined) at.lane = reads.add(["XINFO", "GROUPS", lane]);
   if (hasBackoff(group)) {
-    reads.add(carriedCommand(group.stream, group));
-    if (group.retryLaneStream !== undefined)
-      reads.add(carriedCommand(group.retryLaneStream, group));
+    for (const stream of lane === undefined ? [group.stream] : [group.stream, lane]) {
+      at.carried.push(reads.add(["EXISTS", carriedCountsKey(stream, group.group)]));
+    }
   }
-  if (fence?.slotToken !== undefined) reads.add(["GET", slotFenceKey(group.stream, fence.key)]);
+  if (fence?.slotToken !== undefined) {
+    at.slotFence = reads.add(["GET", slotFenceKey(group.stream, fence.key)]);
+  }
+  return at;
 }
 
 /** The lane is there, read by its own group alone, with nothing pending. */
-function laneIdle(reads: Reads, lane: string, group: string): boolean {
-  const readers = reads.groupsOf(lane);
+function laneIdle(readers: GroupInfo[] | undefined, group: string): boolean {
   return readers?.length === 1 && readers[0]?.name === group && readers[0].pending === 0;
 }
 
 /**
  * Whether the reads prove that a sweep of `group` would change nothing and report nothing; the
- * floor of its dead-letter stream, when one is set, is checked apart (floorCheck).
+ * floor of its dead-letter stream, when one is set, is checked apart (checkFloors).
  */
-function idleByReads(reads: Reads, group: ResolvedGroup, fence: Fence | undefined): boolean {
-  const source = reads.groupsOf(group.stream)?.find((info) => info.name === group.group);
+function idleByReads(
+  reads: Reads,
+  group: ResolvedGroup,
+  at: GroupReads,
+  fence: Fence | undefined,
+): boolean {
+  const source = reads.groups(at.source)?.find((info) => info.name === group.group);
   // Missing or mistyped: swept, so the failure is reported exactly as the sweep words it.
   if (source === undefined) return false;
-  if (reads.value(indexStateCommand(group))?.value !== "1") return false;
+  if (reads.value(at.indexState) !== "1") return false;
   if (group.action === "monitor") return true;
   if (source.pending > 0) return false;
-  if (group.action === "requeue") {
-    const readers = reads.groupsOf(group.requeueStream);
-    if (readers === undefined) return false;
+  if (at.requeueTarget !== undefined) {
+    const readers = reads.groups(at.requeueTarget);
     // A refusal is reported whether or not anything is pending, as the sweep does.
-    if (
-      conflictAmong(
-        group,
-        readers.map((info) => info.name),
-      ) !== undefined
-    )
-      return false;
+    const names = readers?.map((info) => info.name);
+    if (names === undefined || conflictAmong(group, names) !== undefined) return false;
   }
-  const lane = group.retryLaneStream;
   // A lane deleted or without its group is created again by the sweep (before any copy), and
   // one read by other groups is refused by it.
-  if (lane !== undefined && !laneIdle(reads, lane, group.group)) return false;
-  if (hasBackoff(group)) {
-    if (reads.value(carriedCommand(group.stream, group))?.value !== 1) return false;
-    if (lane !== undefined && reads.value(carriedCommand(lane, group))?.value !== 1) return false;
-  }
+  if (at.lane !== undefined && !laneIdle(reads.groups(at.lane), group.group)) return false;
+  if (at.carried.some((position) => reads.value(position) !== 1)) return false;
   if (fence?.slotToken === undefined) return true;
   // Redis Cluster: the stream's fence must already hold our token (the sweep raises it).
-  const stored = reads.value(["GET", slotFenceKey(group.stream, fence.key)])?.value;
+  const stored = at.slotFence === undefined ? undefined : reads.value(at.slotFence);
   return slotRefusal(group) === undefined && stored === String(fence.slotToken);
-}
-
-/** The floor of the group's dead-letter stream, when deadLetterMaxLen ever dropped dead letters. */
-function floorOf(reads: Reads, group: ResolvedGroup): string | undefined | false {
-  if (group.action === "monitor") return undefined;
-  const floor = reads.value(floorCommand(group));
-  if (floor === undefined) return false;
-  return typeof floor.value === "string" ? floor.value : undefined;
 }
 
 /**
@@ -150,65 +152,56 @@ export async function findIdleGroups(
   redis: RedisClient,
   fence: Fence | undefined,
 ): Promise<boolean[]> {
+  const none = (): boolean[] => groups.map(() => false);
   const reads = new Reads();
-  const lease: Command | undefined =
-    fence !== undefined && fence.slotToken === undefined ? ["GET", fence.key] : undefined;
-  if (lease !== undefined) reads.add(lease);
-  for (const group of groups) queueReads(reads, group, fence);
+  const lease = fence !== undefined && fence.slotToken === undefined;
+  const leaseAt = lease ? reads.add(["GET", fence.key]) : -1;
+  const positions = groups.map((group) => queueReads(reads, group, fence));
   try {
     await reads.run(redis);
   } catch {
-    return groups.map(() => false);
+    return none();
   }
   // A lost lease: every group is swept, so the first script refused ends the pass as fenced.
-  if (lease !== undefined && reads.value(lease)?.value !== fence?.value) {
-    return groups.map(() => false);
-  }
-  const idle = groups.map((group) => idleByReads(reads, group, fence));
-  return checkFloors(groups, idle, reads, redis);
+  if (lease && reads.value(leaseAt) !== fence.value) return none();
+  const idle = groups.map((group, i) => {
+    const at = positions[i];
+    return at !== undefined && idleByReads(reads, group, at, fence);
+  });
+  return checkFloors(groups, idle, positions, reads, redis).catch(none);
 }
 
 /**
  * Dead letters that deadLetterMaxLen dropped leave every index of their stream at the group's
- * next sweep call: a group whose index still holds one below the floor is swept (one XRANGE of
- * an index entry, no body, only where a floor was ever set).
+ * next sweep call: an idle group whose dead-letter stream has a floor (it ever dropped some) and
+ * whose index still holds an entry below it is swept (one XRANGE of an index entry, no body,
+ * only where a floor was ever set).
  */
 async function checkFloors(
   groups: readonly ResolvedGroup[],
   idle: boolean[],
+  positions: readonly GroupReads[],
   reads: Reads,
   redis: RedisClient,
 ): Promise<boolean[]> {
   const below = new Reads();
-  const asked: (Command | undefined)[] = groups.map((group, i) => {
-    if (idle[i] !== true) return undefined;
-    const floor = floorOf(reads, group);
-    if (floor === false) {
-      idle[i] = false;
-      return undefined;
+  const asked = groups.map((group, i) => {
+    const at = positions[i]?.floor;
+    if (idle[i] !== true || at === undefined) return -1;
+    const floor = reads.value(at);
+    if (floor === null) return -1;
+    if (typeof floor !== "string") {
+      idle[i] = false; // the floor could not be read: the sweep reports why
+      return -1;
     }
-    if (floor === undefined) return undefined;
-    const command: Command = [
-      "XRANGE",
-      deadLetterIndexKeys(group).index,
-      "-",
-      `(${floor}`,
-      "COUNT",
-      1,
-    ];
-    below.add(command);
-    return command;
+    return below.add(["XRANGE", deadLetterIndexKeys(group).index, "-", `(${floor}`, "COUNT", 1]);
   });
-  if (asked.every((command) => command === undefined)) return idle;
-  try {
-    await below.run(redis);
-  } catch {
-    return groups.map(() => false);
-  }
+  if (below.size === 0) return idle;
+  await below.run(redis);
   return idle.map((isIdle, i) => {
-    const command = asked[i];
-    if (command === undefined) return isIdle;
-    const entries = below.value(command)?.value;
+    const at = asked[i] ?? -1;
+    if (at < 0) return isIdle;
+    const entries = below.value(at);
     return Array.isArray(entries) && entries.length === 0;
   });
 }

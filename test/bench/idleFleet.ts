@@ -66,6 +66,8 @@ interface Pass {
   redisUsec: number;
   calls: Record<string, number>;
   requeued: number;
+  /** CPU time of the process running the pass (the bench's own, for the leader pass). */
+  cpuMs?: number;
 }
 
 function summarise(kind: string, groups: number, wallMs: number, stats: CommandStats): Pass {
@@ -103,13 +105,16 @@ async function leaderPass(
   }
   await resetStats(admin);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const results = (await supervisor.supervise(term)) ?? [];
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   const stats = await readCommandStats(admin);
   const failed = results.filter((result) => result.error !== undefined);
   if (failed.length > 0) throw new Error(`pass failed: ${JSON.stringify(failed[0])}`);
   const pass = summarise(kind, results.length, wallMs, stats);
   pass.redisUsec = topLevelUsec(stats);
+  pass.cpuMs = (cpu.user + cpu.system) / 1000;
   pass.requeued = results.reduce((total, result) => total + result.requeued, 0);
   return pass;
 }
@@ -212,6 +217,7 @@ function report(count: number, passes: readonly Pass[]): ScenarioResult {
       of.length,
       fmt(last?.groups ?? 0),
       fmt(median(of.map((pass) => pass.wallMs))),
+      fmt(median(of.map((pass) => pass.cpuMs ?? Number.NaN))),
       fmt(median(of.map((pass) => pass.redisUsec)) / 1000),
       fmt(median(of.map((pass) => pass.redisUsec / count))),
       SHOWN.map((name) => `${name} ${fmt(last?.calls[name] ?? 0)}`).join(", "),
@@ -224,6 +230,7 @@ function report(count: number, passes: readonly Pass[]): ScenarioResult {
       "runs",
       "groups complete (last run)",
       "wall ms (median)",
+      "janitor CPU ms (median)",
       "Redis ms",
       "Redis µs per group",
       "calls (last run)",

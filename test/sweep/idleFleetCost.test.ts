@@ -4,6 +4,7 @@ import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
+import { deadLetterIndexKeys } from "../../src/core/deadLetterIndex.js";
 import { parseCommandStats } from "../support/commandStats.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -213,5 +214,35 @@ describe("an idle fleet", () => {
 
     expect(result?.errorKind).toBe("refused");
     expect(result?.error).toContain("also read by group(s) audit");
+  });
+
+  it("trims an idle group's dead-letter index when another group's cap dropped dead letters", async () => {
+    // MAXLEN ~ trims whole nodes of the stream: a small node size makes the cap bite at once.
+    await fixture.redis.config("SET", "stream-node-max-entries", "4");
+    try {
+      const stream = uniquePrefix("idle-floor");
+      await addStuckEntries(fixture.redis, stream, "billing", numberedBodies(8));
+      await addStuckEntries(fixture.redis, stream, "audit", numberedBodies(6));
+      const [billing, audit] = ["billing", "audit"].map((group) =>
+        groupConfig(stream, { group, action: "dead-letter", deadLetterMaxLen: 4 }),
+      );
+      if (billing === undefined || audit === undefined) throw new Error("no groups");
+      const term = await heldTerm(stream);
+      const pass = leader([billing, audit], term);
+      await pass.supervise(term);
+      const left = await fixture.redis.xrange(billing.deadLetterStream, "-", "+");
+      const count = (group: string) => left.filter(([, fields]) => fields.includes(group)).length;
+      expect(left.length).toBeLessThan(14);
+
+      // Nothing pending any more: the pass still trims what the cap dropped from both indexes.
+      await pass.supervise(term);
+
+      const indexed = await Promise.all(
+        [billing, audit].map((group) => fixture.redis.xlen(deadLetterIndexKeys(group).index)),
+      );
+      expect(indexed).toEqual([count("billing"), count("audit")]);
+    } finally {
+      await fixture.redis.config("SET", "stream-node-max-entries", "100");
+    }
   });
 });
