@@ -137,9 +137,9 @@ async function cliPass(
   const wallMs = performance.now() - started;
   const stats = await readCommandStats(admin);
   const summaries = (JSON.parse(stdout) as { groups: { complete?: boolean }[] }).groups;
+  if (summaries.length !== groups) throw new Error(`sweep --json reported ${summaries.length}`);
+  // Groups swept to the end (not interrupted, not failed): the table says how many.
   const swept = summaries.filter((summary) => summary.complete === true).length;
-  if (swept !== groups)
-    throw new Error(`sweep --json swept ${swept} groups to the end, not ${groups}`);
   const pass = summarise("sweep --json (idle)", swept, wallMs, stats);
   pass.redisUsec = topLevelUsec(stats);
   return pass;
