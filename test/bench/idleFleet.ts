@@ -1,10 +1,6 @@
 /**
- * `npm run bench -- --only=f`: what one sweep pass costs over an idle fleet (issue 30, item 4).
- * 10,000 streams `t:<i>:ev`, one requeue group each, every entry delivered and acknowledged.
- * Measured: one leader pass (Supervisor.supervise, the daemon's pass) with nothing pending, and
- * with 1 % of the groups holding 10 stuck entries each (fabricated again before each pass); then
- * the one-shot `stream-janitor sweep --json` (discovery included, process start to exit), as the
- * issue measured it. Wall time, Redis time from INFO commandstats (per group), calls by command.
+ * `npm run bench -- --only=f`: one sweep pass over 10,000 idle groups (issue 30, item 4), and with
+ * 1 % of them due; then `sweep --json` as the issue measured it. See RESULTS.md, "Idle fleet".
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -66,18 +62,12 @@ interface Pass {
   redisUsec: number;
   calls: Record<string, number>;
   requeued: number;
-  /** CPU time of the process running the pass (the bench's own, for the leader pass). */
-  cpuMs?: number;
+  cpuMs?: number; // the bench process's CPU time during a leader pass
 }
 
 function summarise(kind: string, groups: number, wallMs: number, stats: CommandStats): Pass {
-  const calls: Record<string, number> = {};
-  let redisUsec = 0;
-  for (const [name, stat] of Object.entries(stats)) {
-    calls[name] = stat.calls;
-    redisUsec += stat.usec;
-  }
-  return { kind, groups, wallMs, redisUsec, calls, requeued: 0 };
+  const calls = Object.fromEntries(Object.entries(stats).map(([name, stat]) => [name, stat.calls]));
+  return { kind, groups, wallMs, redisUsec: topLevelUsec(stats), calls, requeued: 0 };
 }
 
 /** Commands a pass runs inside its scripts are counted in the script's time already. */
@@ -113,7 +103,6 @@ async function leaderPass(
   const failed = results.filter((result) => result.error !== undefined);
   if (failed.length > 0) throw new Error(`pass failed: ${JSON.stringify(failed[0])}`);
   const pass = summarise(kind, results.length, wallMs, stats);
-  pass.redisUsec = topLevelUsec(stats);
   pass.cpuMs = (cpu.user + cpu.system) / 1000;
   pass.requeued = results.reduce((total, result) => total + result.requeued, 0);
   return pass;
@@ -131,8 +120,6 @@ async function cliPass(
   const { stdout } = await execFileAsync(process.execPath, [options.cliPath, "sweep", "--json"], {
     env: { ...process.env, STREAM_JANITOR_CONFIG: config, STREAM_JANITOR_REDIS_URL: url },
     maxBuffer: 64 * 1024 * 1024,
-  }).catch((error: unknown) => {
-    throw new Error(`sweep --json failed: ${String(error)}`);
   });
   const wallMs = performance.now() - started;
   const stats = await readCommandStats(admin);
@@ -141,7 +128,6 @@ async function cliPass(
   // Groups swept to the end (not interrupted, not failed): the table says how many.
   const swept = summaries.filter((summary) => summary.complete === true).length;
   const pass = summarise("sweep --json (idle)", swept, wallMs, stats);
-  pass.redisUsec = topLevelUsec(stats);
   return pass;
 }
 
