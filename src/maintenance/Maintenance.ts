@@ -78,11 +78,17 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
     signal: AbortSignal,
   ): Promise<{ stream: string; fenceSeen: number } | undefined> {
     let stream: string | undefined;
+    // By group id: a search of the results per group would cost 10,000 x 10,000 at 10,000 groups.
+    const sweptById = new Map<string, GroupSweepResult>();
+    for (const r of results) {
+      const id = `${r.stream}/${r.group}`;
+      if (!sweptById.has(id)) sweptById.set(id, r);
+    }
     try {
       for (const group of groups) {
         if (signal.aborted) return undefined;
         const idleMs = group.reapConsumersIdleMs ?? 0;
-        const swept = results.find((r) => r.stream === group.stream && r.group === group.group);
+        const swept = sweptById.get(group.id);
         stream = group.stream;
         if (idleMs > 0 && swept?.error === undefined) await this.reap(group, idleMs, fence);
         if (swept?.error === undefined) await this.trimLane(group, fence, signal);

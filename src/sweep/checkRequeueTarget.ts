@@ -28,6 +28,14 @@ export async function findRequeueConflict(
     if (redisErrorOf(error)?.code === "NOSUCHKEY") return undefined;
     throw error;
   }
+  return conflictAmong(group, names);
+}
+
+/** The conflict, given the names of the groups that read the group's requeue stream. */
+export function conflictAmong(
+  group: ResolvedGroup,
+  names: readonly string[],
+): RequeueConflict | undefined {
   const retryLane = group.retryLaneStream !== undefined;
   const others =
     group.requeueStream === group.stream || retryLane

@@ -172,7 +172,7 @@ function leaseLoss(signal: AbortSignal): Exclude<LostReason, "stopped"> | undefi
 }
 
 /** Where the scan of the group's retry lane stopped, apart from the source's cursor. */
-function laneCursorKey(group: ResolvedGroup): string {
+export function laneCursorKey(group: ResolvedGroup): string {
   return `${group.id}\u0000retry-lane`;
 }
 
@@ -236,6 +236,8 @@ export async function sweepOnce(
   group: ResolvedGroup,
   context: SweepContext,
   signal: AbortSignal,
+  /** A fence per slot (Redis Cluster); a pass reads its fence once and says so. */
+  slotFenced = context.fence()?.slotToken !== undefined,
 ): Promise<GroupSweepResult> {
   const logger = context.logger.child({ stream: group.stream, group: group.group });
   const result = emptyResult(group.stream, group.group);
@@ -252,7 +254,7 @@ export async function sweepOnce(
     // A fence per slot means Redis Cluster, where one script cannot reach keys of two slots:
     // listed groups were refused at start-up already, discovered ones are refused here.
     const refusal =
-      (context.fence()?.slotToken === undefined ? undefined : slotRefusal(group)) ??
+      (slotFenced ? slotRefusal(group) : undefined) ??
       (await checkRequeueTarget(context.redis, group));
     if (refusal !== undefined) {
       result.error = refusal;
