@@ -14,6 +14,7 @@ import { cliStartupScenario } from "./cliStartup.js";
 import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
 import { instructionsScenario } from "./instructions.js";
+import { leaderMemoryScenario } from "./leaderMemory.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -46,7 +47,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * against the reference script, whatever the machine's load; `--only=s`, what the group status
  * costs Redis and /metrics at 1,000 groups; `--only=u`, the web console (page latency and size at
  * 1,000 and 10,000 groups, Redis commands per page view); `--only=b`, backoff with 1 KB and 5 MB
- * waiting entries (longest call, body reads).
+ * waiting entries (longest call, body reads); `--only=l`, the leader of 1,000 and 10,000
+ * discovered groups under the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long).
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -55,6 +57,7 @@ const OPTIONAL: Record<string, Scenario> = {
   s: statusCostScenario,
   u: webConsoleScenario,
   b: backoffBodiesScenario,
+  l: leaderMemoryScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
