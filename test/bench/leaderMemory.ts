@@ -61,10 +61,23 @@ interface Sample {
 
 interface LeaderRun {
   groups: number;
+  /** Bytes of text per family in the largest /metrics body (which families make a leader's size). */
+  familyBytes: Record<string, number>;
   survived: boolean;
   seconds: number;
   samples: Sample[];
   peakRssMb: number;
+}
+
+/** Bytes per family (histogram suffixes folded into their family), largest first. */
+function familyBytes(body: string): Record<string, number> {
+  const bytes = new Map<string, number>();
+  for (const line of body.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const name = (/^[a-z_:]+/u.exec(line)?.[0] ?? "").replace(/_(bucket|sum|count)$/u, "");
+    bytes.set(name, (bytes.get(name) ?? 0) + line.length + 1);
+  }
+  return Object.fromEntries([...bytes].sort((a, b) => b[1] - a[1]));
 }
 
 const heapUsedMb = (body: string): number =>
@@ -80,8 +93,9 @@ async function timed(url: string): Promise<{ ms: number; body: string }> {
 async function watch(
   child: DaemonChild,
   seconds: number,
-): Promise<{ samples: Sample[]; completed: boolean }> {
+): Promise<{ samples: Sample[]; completed: boolean; largest: string }> {
   const samples: Sample[] = [];
+  let largest = "";
   const started = performance.now();
   let dead = false;
   void child.exited.then(() => {
@@ -94,8 +108,9 @@ async function watch(
       timed(`${child.httpUrl}/metrics`),
       timed(`${child.httpUrl}/status.json`),
     ]).catch(() => undefined);
-    if (both === undefined) return { samples, completed: false };
+    if (both === undefined) return { samples, completed: false, largest };
     const [metrics, status] = both;
+    if (metrics.body.length > largest.length) largest = metrics.body;
     const memory = await memoryStatus(child.pid);
     samples.push({
       second: (tick - started) / 1000,
@@ -110,7 +125,7 @@ async function watch(
     const rest = SCRAPE_EVERY_MS - (performance.now() - tick);
     if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
   }
-  return { samples, completed: !dead };
+  return { samples, completed: !dead, largest };
 }
 
 /** A flag that turns true once the child logs `text` (its stdout, however long the log grows). */
@@ -141,12 +156,13 @@ async function measure(options: BenchOptions, url: string, admin: Redis, groups:
       intervalMs: 200,
       what: `${groups} discovered groups`,
     });
-    const { samples, completed } = await watch(child, watchSeconds(options.quick));
+    const { samples, completed, largest } = await watch(child, watchSeconds(options.quick));
     const survived =
       completed && child.process.exitCode === null && child.process.signalCode === null;
     const memory = await memoryStatus(child.pid);
     const run: LeaderRun = {
       groups,
+      familyBytes: familyBytes(largest),
       survived,
       seconds: (performance.now() - started) / 1000,
       samples,
