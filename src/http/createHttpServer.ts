@@ -144,20 +144,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
       case "/metrics": {
         const body = await exposition();
-        const headers = {
-          "content-type": options.registry.contentType,
-          "cache-control": "no-store",
-          vary: "accept-encoding",
-        };
+        const { contentType } = options.registry;
         if (acceptsGzip(request)) {
-          send(response, 200, body, headers["content-type"], {
+          send(response, 200, body, contentType, {
             "content-encoding": "gzip",
             vary: "accept-encoding",
           });
           return;
         }
-        response.writeHead(200, headers);
-        await sendInflated(response, body);
+        await sendInflated(response, body, contentType);
         return;
       }
       default: {

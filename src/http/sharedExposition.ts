@@ -58,7 +58,23 @@ export function sharedExposition(
   };
 }
 
-/** Sends a gzip body to a client that does not take gzip: inflated as it goes out. */
-export async function sendInflated(response: ServerResponse, body: Buffer): Promise<void> {
-  await pipeline(Readable.from([body]), createGunzip(), response);
+/**
+ * Sends a gzip body to a client that does not take gzip: inflated as it goes out, so the text is
+ * never whole in memory. A client that hangs up midway only ends its own answer.
+ */
+export async function sendInflated(
+  response: ServerResponse,
+  body: Buffer,
+  contentType: string,
+): Promise<void> {
+  response.writeHead(200, {
+    "content-type": contentType,
+    "cache-control": "no-store",
+    vary: "accept-encoding",
+  });
+  try {
+    await pipeline(Readable.from([body]), createGunzip(), response);
+  } catch (error) {
+    if (!response.destroyed) throw error;
+  }
 }
