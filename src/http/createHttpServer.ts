@@ -3,11 +3,12 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ASSUMED_OPEN_FILES_LIMIT, connectionCap, MAX_HTTP_CONNECTIONS } from "./connectionCap.js";
-import { acceptsGzip, gzipBody } from "./gzipBody.js";
+import { acceptsGzip } from "./gzipBody.js";
 import { readOpenFilesLimit } from "./openFilesLimit.js";
 import type { HttpAuthGuard } from "./HttpAuthGuard.js";
 import type { HttpRoute } from "./HttpRoute.js";
 import { send } from "./send.js";
+import { sendInflated, sharedExposition } from "./sharedExposition.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -122,6 +123,7 @@ function capConnections(server: Server, maxConnections: number, log: Logger): vo
 /** /metrics, /livez, /readyz and the given routes on node:http: a few routes need no framework. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const log = options.logger.child({ component: "http" });
+  const exposition = sharedExposition(options.beforeScrape, options.registry);
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     if (options.auth !== undefined && !options.auth.admit(path, request, response)) return;
@@ -141,18 +143,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         return;
       }
       case "/metrics": {
-        await options.beforeScrape();
-        const text = await options.registry.metrics();
+        const body = await exposition();
         const { contentType } = options.registry;
-        if (!acceptsGzip(request)) {
-          send(response, 200, text, contentType, { vary: "accept-encoding" });
+        if (acceptsGzip(request)) {
+          send(response, 200, body, contentType, {
+            "content-encoding": "gzip",
+            vary: "accept-encoding",
+          });
           return;
         }
-        const body = await gzipBody(text);
-        send(response, 200, body, contentType, {
-          "content-encoding": "gzip",
-          vary: "accept-encoding",
-        });
+        await sendInflated(response, body, contentType);
         return;
       }
       default: {

@@ -107,16 +107,28 @@ export abstract class GroupSeries<L extends string> {
 
   /** The family in the text exposition format, exactly as prom-client's registry writes it. */
   render(): string {
-    const lines = [
+    return [...this.pieces()].join("");
+  }
+
+  /**
+   * The same text in pieces of `seriesPerPiece` lines that concatenate to render(): a scrape
+   * writes them out one by one instead of holding a family of 10,000 groups as one string.
+   */
+  *pieces(seriesPerPiece = 2000): Generator<string> {
+    let lines = [
       `# HELP ${this.name} ${escapeHelp(this.help)}`,
       `# TYPE ${this.name} ${this.type}`,
     ];
     for (const sample of this.samples.values()) {
       if (sample.generation < this.liveGeneration) continue;
       lines.push(`${this.name}${sample.text} ${valueText(sample.value)}`);
+      if (lines.length > seriesPerPiece) {
+        // join() copies the lines into one flat string at once: their pieces die young.
+        yield lines.join("\n");
+        lines = [""];
+      }
     }
-    // join() copies the lines into one flat string at once: their pieces die young.
-    return lines.join("\n");
+    if (lines.length > 1 || lines[0] !== "") yield lines.join("\n");
   }
 
   private describe(): {

@@ -1,4 +1,5 @@
 import { Registry } from "prom-client";
+import { GroupHistogram } from "./GroupHistogram.js";
 import { GroupSeries } from "./GroupSeries.js";
 import { labelText, valueText } from "./LabelTexts.js";
 
@@ -42,8 +43,37 @@ function isPlainFamily(metric: unknown): metric is { get(): Promise<PlainFamily>
 export class JanitorRegistry extends Registry {
   private readonly labelTexts = new WeakMap<object, string>();
 
+  /**
+   * The exposition in pieces that concatenate to metrics(): a family of per-group series in
+   * pieces of a few thousand lines, any other family whole. A scrape compresses them as they
+   * come, so the 27 MB text of a leader of 10,000 groups never exists as one string (nor do
+   * its 40 families at once, which prom-client's metrics() holds before joining them).
+   */
+  async *exposition(): AsyncGenerator<string> {
+    if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) {
+      yield await super.metrics();
+      return;
+    }
+    let separator = "";
+    for (const metric of this.getMetricsAsArray() as unknown[]) {
+      yield separator;
+      separator = "\n\n";
+      if (metric instanceof GroupSeries || metric instanceof GroupHistogram) yield* metric.pieces();
+      else yield await this.getMetricsAsString(metric);
+    }
+    yield "\n";
+  }
+
+  /** The whole text at once (tests, JSON-less callers); a scrape streams exposition() instead. */
+  override async metrics(): Promise<string> {
+    const pieces: string[] = [];
+    for await (const piece of this.exposition()) pieces.push(piece);
+    return pieces.join("");
+  }
+
   async getMetricsAsString(metric: unknown): Promise<string> {
     if (metric instanceof GroupSeries) return metric.render();
+    if (metric instanceof GroupHistogram) return [...metric.pieces()].join("");
     if (!isPlainFamily(metric) || Object.keys(this.defaultLabels()).length > 0) {
       return renderOne.call(this, metric);
     }

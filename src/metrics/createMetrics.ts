@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { GroupCounter } from "./GroupCounter.js";
 import { GroupGauge } from "./GroupGauge.js";
+import { GroupHistogram } from "./GroupHistogram.js";
 import { LabelTexts } from "./LabelTexts.js";
 import type { MetricDescription } from "./metricTable.js";
 
@@ -11,15 +12,20 @@ type LabelOf<D> = D extends { readonly labelNames: readonly (infer L extends str
 type Labelled<L extends string, Some, None> = [L] extends [never] ? None : Some;
 
 /** The metric object a description gives (see createMetrics). */
-type MetricOf<D extends MetricDescription> = D extends { readonly type: "histogram" }
-  ? Histogram<LabelOf<D>>
-  : D extends { readonly perGroup: true; readonly type: "gauge" }
-    ? GroupGauge<LabelOf<D>>
-    : D extends { readonly perGroup: true }
-      ? GroupCounter<LabelOf<D>>
-      : D extends { readonly type: "gauge" }
-        ? Labelled<LabelOf<D>, Gauge<LabelOf<D>>, Gauge>
-        : Labelled<LabelOf<D>, Counter<LabelOf<D>>, Counter>;
+type MetricOf<D extends MetricDescription> = D extends {
+  readonly perGroup: true;
+  readonly type: "histogram";
+}
+  ? GroupHistogram<LabelOf<D>>
+  : D extends { readonly type: "histogram" }
+    ? Histogram<LabelOf<D>>
+    : D extends { readonly perGroup: true; readonly type: "gauge" }
+      ? GroupGauge<LabelOf<D>>
+      : D extends { readonly perGroup: true }
+        ? GroupCounter<LabelOf<D>>
+        : D extends { readonly type: "gauge" }
+          ? Labelled<LabelOf<D>, Gauge<LabelOf<D>>, Gauge>
+          : Labelled<LabelOf<D>, Counter<LabelOf<D>>, Counter>;
 
 export type MetricsOf<S extends Record<string, MetricDescription>> = {
   readonly [K in keyof S]: MetricOf<S[K]>;
@@ -49,6 +55,9 @@ export function createMetrics<S extends Record<string, MetricDescription>>(
     const { name, help, labelNames } = description;
     if (description.perGroup === true) {
       const options = { name, help, labelNames, registry, labelTexts: textsFor(labelNames) };
+      if (description.type === "histogram") {
+        return new GroupHistogram({ ...options, buckets: description.buckets ?? [] });
+      }
       return description.type === "gauge" ? new GroupGauge(options) : new GroupCounter(options);
     }
     const common = { name, help, labelNames: [...labelNames], registers };

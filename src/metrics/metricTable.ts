@@ -12,7 +12,8 @@ export interface MetricDescription {
   readonly labelNames: readonly string[];
   /**
    * One series per group (or stream) in the compact form that renders itself (GroupGauge,
-   * GroupCounter: see GroupSeries). A gauge of this form is replaced wholesale at each scrape.
+   * GroupCounter: see GroupSeries; GroupHistogram). A gauge of this form is replaced wholesale
+   * at each scrape.
    */
   readonly perGroup?: true;
   readonly buckets?: readonly number[];
@@ -230,6 +231,7 @@ export const METRIC_TABLE = {
     sweepDurationSeconds: {
       name: "stream_janitor_sweep_duration_seconds",
       type: "histogram",
+      perGroup: true,
       help: "Duration of one sweep of one group.",
       labelNames: GROUP,
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30],

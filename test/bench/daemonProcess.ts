@@ -50,7 +50,10 @@ export async function startDaemonChild(
       STREAM_JANITOR_CONFIG: "",
       // The image's NODE_OPTIONS (the V8 heap cap above all): a child measured without them
       // would show V8's lazy collection on a large host, not what the image runs.
-      NODE_OPTIONS: imageNodeOptions(await readFile(new URL("Dockerfile", ROOT), "utf8")),
+      // BENCH_NODE_OPTIONS replaces them for a by-hand run (another heap cap, say).
+      NODE_OPTIONS:
+        process.env.BENCH_NODE_OPTIONS ??
+        imageNodeOptions(await readFile(new URL("Dockerfile", ROOT), "utf8")),
     },
   });
   running.add(child);

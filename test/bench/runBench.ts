@@ -15,6 +15,7 @@ import { clusterScenario } from "./cluster.js";
 import { discoveryScenario } from "./discoveryScan.js";
 import { idleFleetScenario } from "./idleFleet.js";
 import { instructionsScenario } from "./instructions.js";
+import { leaderMemoryScenario } from "./leaderMemory.js";
 import { leaseScenario } from "./leaseTakeover.js";
 import { memoryScenario } from "./memory.js";
 import { observabilityScenario } from "./observability.js";
@@ -48,7 +49,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * costs Redis and /metrics at 1,000 groups; `--only=u`, the web console (page latency and size at
  * 1,000 and 10,000 groups, Redis commands per page view); `--only=b`, backoff with 1 KB and 5 MB
  * waiting entries (longest call, body reads); `--only=f`, one sweep pass over 10,000 idle groups
- * and with 1 % of them due.
+ * and with 1 % of them due; `--only=l`, the leader of 1,000 and 10,000 discovered groups under
+ * the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long).
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -58,6 +60,7 @@ const OPTIONAL: Record<string, Scenario> = {
   u: webConsoleScenario,
   b: backoffBodiesScenario,
   f: idleFleetScenario,
+  l: leaderMemoryScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */

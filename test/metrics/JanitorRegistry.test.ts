@@ -52,3 +52,28 @@ describe("JanitorRegistry", () => {
     expect(await fast.metrics()).toBe(await reference.metrics());
   });
 });
+
+describe("JanitorRegistry.exposition", () => {
+  it("gives the text of 4,000 groups in pieces of at most 512 KB that join to the whole", async () => {
+    const fast = new JanitorRegistry();
+    const reference = new Registry();
+    for (const registry of [fast, reference]) {
+      const metrics = createJanitorMetrics(registry, "1.2.3");
+      for (let i = 0; i < 4_000; i += 1) {
+        const labels = { stream: `t:${i}:ev`, group: "g" };
+        metrics.pendingEntries.set(labels, i);
+        metrics.claimedEntries.inc(labels, 0);
+        metrics.sweepDurationSeconds.observe(labels, (i % 7) / 1000);
+      }
+    }
+    const pieces: string[] = [];
+    for await (const piece of fast.exposition()) pieces.push(piece);
+    const largest = Math.max(...pieces.map((piece) => Buffer.byteLength(piece)));
+    expect(largest).toBeLessThanOrEqual(512 * 1024);
+    const text = pieces.join("");
+    expect(text).toBe(await reference.metrics());
+    expect(text).toContain(
+      'stream_janitor_sweep_duration_seconds_bucket{le="0.005",stream="t:6:ev",group="g"} 0\n',
+    );
+  });
+});
