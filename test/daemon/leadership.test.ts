@@ -48,11 +48,15 @@ const BUSY_MARGIN_MS = 1000;
 /** ttlMs + 1.2 * retryPeriodMs of testConfig, plus the margin. */
 const TAKEOVER_BOUND_MS = TIMING.ttlMs + 1.2 * TIMING.retryPeriodMs + BUSY_MARGIN_MS;
 
-/** Resolves at the leader's next renewal: the lease key's TTL went back up. */
+/**
+ * Resolves at the leader's next renewal: the lease key's TTL went back up. A wait on another
+ * process, so a generous bound: a leader that stopped renewing shows as a lost or changed leader
+ * (checked after each renewal), or as a key that never comes back.
+ */
 async function nextRenewal(key: string): Promise<void> {
   const before = await fixture.redis.pttl(key);
   await waitFor(async () => (await fixture.redis.pttl(key)) > before, {
-    timeoutMs: TIMING.renewDeadlineMs + BUSY_MARGIN_MS,
+    timeoutMs: 10 * TIMING.ttlMs,
     what: "a renewal of the lease",
   });
 }
