@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 
 /** What a Redis server reported through MONITOR since the feed started. */
-export interface MonitorFeed {
+interface MonitorFeed {
   /** The name of each command, upper-case, in the order the server ran them. */
   readonly commands: string[];
   stop(): void;
