@@ -9,6 +9,7 @@ import { expectExactlyOnce } from "../support/expectExactlyOnce.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix } from "../support/redisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
+import { monitorCommands } from "../support/monitorFeed.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
 import { defaultDeadLetterStream } from "../../src/core/resolveGroup.js";
@@ -167,13 +168,11 @@ describe("Sentinel: one primary, one replica, three Sentinels", () => {
   it("replicates a page's copies and acknowledgements together, in one MULTI/EXEC", async () => {
     const primary = await set.primary();
     const replicaPort = set.nodes.map((n) => n.port).find((p) => p !== primary.options.port);
-    const monitor = set.node(replicaPort ?? 0);
     const stream = `${uniquePrefix("multi")}:stream`;
     await addStuckEntries(primary, stream, "workers", numberedBodies(3));
     await primary.call("WAIT", 1, 5000);
-    const seen: string[] = [];
-    const feed = await monitor.monitor();
-    feed.on("monitor", (_time: string, args: string[]) => seen.push(String(args[0]).toUpperCase()));
+    const feed = await monitorCommands(replicaPort ?? 0);
+    const seen = feed.commands;
     const scripted = registerScripts(primary);
     await runSweepPage(scripted, {
       group: groupConfig(stream, { minIdleMs: 1 }),
@@ -187,7 +186,7 @@ describe("Sentinel: one primary, one replica, three Sentinels", () => {
       fence: undefined,
     });
     await waitFor(() => seen.includes("EXEC"), { what: "the page to reach the replica" });
-    feed.disconnect();
+    feed.stop();
     const page = seen.slice(seen.indexOf("MULTI"), seen.indexOf("EXEC") + 1);
     expect(page.filter((c) => c === "XADD")).toHaveLength(3);
     expect(page.filter((c) => c === "XACK").length).toBeGreaterThan(0);

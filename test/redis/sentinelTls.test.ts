@@ -95,6 +95,10 @@ async function sentinelConfigFile(prefix: string, tls: RedisTlsConfig): Promise<
       masterName: MASTER,
       tls,
     },
+    // The lease's connection times out after its retry period (1 s at the least), TLS handshake
+    // included: seconds, so that a busy machine's slow handshakes (RSA, two TLS hops through the
+    // Sentinel) are not taken for a TLS port that does not answer.
+    lease: { key: `${prefix}:lease`, ttlMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 5000 },
   });
   const file = await writeConfigFile(config);
   cleanups.push(file.remove);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import vitestConfig from "../vitest.config.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { addStuckEntries, pendingEntries, streamEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -24,10 +25,17 @@ interface Planned {
 }
 
 const GROUP = "workers";
-const MIN_IDLE_MS = 1000;
+/**
+ * Real time passes between fabricating and sweeping, and idle times are Redis server time, which
+ * no test can stop. So no entry is planned within MARGIN_MS of its turn, and MARGIN_MS is longer
+ * than a test may run (testTimeout): however busy the machine, no entry changes sides while the
+ * test runs, and "at once again" is exact. The plan is drawn in milliseconds and stretched by
+ * SCALE, so the seeds give the same entries as before.
+ */
+const SCALE = 600;
+const MIN_IDLE_MS = 1000 * SCALE;
+const MARGIN_MS = 400 * SCALE;
 const MAX_DELIVERIES = 4;
-// Real time passes between fabricating and sweeping: no entry is planned this close to its turn.
-const MARGIN_MS = 400;
 
 function plan(
   random: () => number,
@@ -37,7 +45,7 @@ function plan(
   earlier: number,
   maxPelDeliveries: number,
 ): Planned {
-  let idleMs = Math.floor(random() * 5000);
+  let idleMs = Math.floor(random() * 5000) * SCALE;
   if (Math.abs(idleMs - MIN_IDLE_MS) < MARGIN_MS) idleMs = MIN_IDLE_MS + MARGIN_MS;
   const consumer = `c${Math.floor(random() * 3)}`;
   const deliveries = 1 + Math.floor(random() * maxPelDeliveries);
@@ -122,6 +130,9 @@ async function randomLanePel(
 }
 
 describe("retry lanes over random PELs", () => {
+  it("plans no entry closer to its turn than a test may run", () => {
+    expect(MARGIN_MS).toBeGreaterThan(Number(vitestConfig.test?.testTimeout));
+  });
   for (const seed of [1, 7, 23, 99, 2026]) {
     it(`seed ${seed}: each due entry handled once, into the lane or the group's dead letters; nothing waiting touched`, async () => {
       const stream = uniquePrefix(`lane-prop-${seed}`);
@@ -218,7 +229,7 @@ describe("retry lanes over random PELs", () => {
       // Later: every waiting entry (with a body) is due and none is skipped. (Waiting ghosts
       // cannot be backdated: XCLAIM drops a deleted entry from the PEL; they stay.)
       const later = planned.filter((e) => !e.due && !e.ghost);
-      await applyPel(later.map((e) => ({ ...e, idleMs: 30_000 })));
+      await applyPel(later.map((e) => ({ ...e, idleMs: 30_000 * SCALE })));
       const third = await sweepOnce(group, context, neverAborted);
       expect(third.claimed).toBe(later.length);
       expect(third.ghosts).toBe(0);

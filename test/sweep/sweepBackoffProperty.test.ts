@@ -1,5 +1,6 @@
 import type { ChainableCommander } from "ioredis";
 import { describe, expect, it } from "vitest";
+import vitestConfig from "../vitest.config.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { backoffPolicy, dueAfterMs } from "../../src/core/backoffThreshold.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
@@ -18,9 +19,22 @@ interface Planned {
   due: boolean;
 }
 
-const CONFIG = { minIdleMs: 1000, backoffMs: [2000, 5000, 20_000], backoffJitter: 0.3 };
-// Real time passes between fabricating and sweeping: no entry is planned this close to its turn.
-const MARGIN_MS = 400;
+/**
+ * Real time passes between fabricating and sweeping, and idle times are Redis server time, which
+ * no test can stop. So no entry is planned within MARGIN_MS of its turn, and MARGIN_MS is longer
+ * than a test may run (testTimeout): however busy the machine, no entry changes sides while the
+ * test runs, and "at once again" is exact. The plan is drawn in milliseconds and stretched by
+ * SCALE, so the seeds give the same entries as before.
+ */
+const SCALE = 600;
+const CONFIG = {
+  minIdleMs: 1000 * SCALE,
+  backoffMs: [2000 * SCALE, 5000 * SCALE, 20_000 * SCALE],
+  backoffJitter: 0.3,
+};
+const MARGIN_MS = 400 * SCALE;
+/** Past every tier's turn, jitter included. */
+const LONG_AGO_MS = 30_000 * SCALE;
 
 /** A random PEL: owners, delivery counts, idle times, some deleted bodies (ghosts). */
 /** Sets an entry's idle time and delivery count where it is, with its owner unchanged. */
@@ -52,7 +66,7 @@ async function randomPel(stream: string, seed: number, size: number): Promise<Pl
   const planned = ids.map((id): Planned => {
     const deliveries = 1 + Math.floor(random() * 5);
     const threshold = dueAfterMs(policy, id, deliveries);
-    let idleMs = Math.floor(random() * 30_000);
+    let idleMs = Math.floor(random() * 30_000) * SCALE;
     if (Math.abs(idleMs - threshold) < MARGIN_MS) idleMs = threshold + MARGIN_MS;
     return {
       id,
@@ -72,6 +86,9 @@ async function randomPel(stream: string, seed: number, size: number): Promise<Pl
 }
 
 describe("backoff over random PELs", () => {
+  it("plans no entry closer to its turn than a test may run", () => {
+    expect(MARGIN_MS).toBeGreaterThan(Number(vitestConfig.test?.testTimeout));
+  });
   for (const seed of [1, 7, 23, 99, 2026]) {
     for (const action of ["requeue", "dead-letter"] as const) {
       it(`seed ${seed}, ${action}: each due entry handled once, nothing waiting touched`, async () => {
@@ -113,7 +130,7 @@ describe("backoff over random PELs", () => {
         // ghosts cannot be backdated: XCLAIM drops a deleted entry from the PEL; they stay.)
         const later = waiting.filter((e) => !e.ghost);
         const pipeline = fixture.redis.pipeline();
-        for (const e of later) backdate(pipeline, stream, e, 30_000);
+        for (const e of later) backdate(pipeline, stream, e, LONG_AGO_MS);
         await pipeline.exec();
         const third = await sweepOnce(group, context, neverAborted);
         expect(third.claimed).toBe(later.length);

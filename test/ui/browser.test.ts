@@ -153,6 +153,16 @@ async function watchedPage(javaScriptEnabled = true): Promise<Watched> {
   return { page, context, errors, foreign };
 }
 
+/**
+ * From a page that refreshes itself every second to the paused `url`: its refresh is cancelled
+ * first (window.stop()), or on a busy machine it may fire in the middle of this navigation, which
+ * Chromium then aborts (net::ERR_ABORTED).
+ */
+async function gotoPaused(page: Page, url: string): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as { stop(): void }).stop());
+  await page.goto(url);
+}
+
 async function isPngOfViewport(path: URL): Promise<void> {
   const png = await readFile(path);
   expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
@@ -167,25 +177,30 @@ describe("the web console in chromium", () => {
     type Row = { status?: string; stream?: string; group?: string };
     const key = (row: Row): string => JSON.stringify([row.status, row.stream, row.group]);
     // Verdicts move with every sample (100 ms here): the page and /status.json are compared
-    // when no sample fell between the two reads.
-    let rows: Row[] = [];
+    // when no sample fell between the two reads. A browser's page load can outlast a sample on a
+    // busy machine, so the page's HTML is read over HTTP between the two, and chromium is then
+    // given exactly that page (served at its own address, its style sheet from the daemon).
+    const overview = `${daemon.httpUrl}/ui?pause=1`;
+    let html = "";
     let report: StatusReport | undefined;
     await waitFor(
       async () => {
         const before = await statusJson();
-        await page.goto(`${daemon.httpUrl}/ui?pause=1`);
+        html = await (await fetch(overview)).text();
         report = await statusJson();
-        if (before.generatedAt !== report.generatedAt) return false;
-        rows = [];
-        for (const row of await page.locator("tbody tr").all()) {
-          const [status, stream, group] = await row.locator("td").allInnerTexts();
-          rows.push({ status: status?.trim(), stream: stream?.trim(), group: group?.trim() });
-        }
-        return true;
+        return before.generatedAt === report.generatedAt;
       },
-      { what: "a page and /status.json of the same sample" },
+      { what: "a page and /status.json of the same sample", timeoutMs: 30_000 },
     );
     if (report === undefined) throw new Error("no report");
+    await page.route(overview, (route) => route.fulfill({ body: html, contentType: "text/html" }));
+    await page.goto(overview);
+    await page.unroute(overview);
+    const rows: Row[] = [];
+    for (const row of await page.locator("tbody tr").all()) {
+      const [status, stream, group] = await row.locator("td").allInnerTexts();
+      rows.push({ status: status?.trim(), stream: stream?.trim(), group: group?.trim() });
+    }
     const { groups } = report;
     expect(rows.map(key).sort()).toEqual(
       groups.map((g) => key({ status: g.status, stream: g.stream, group: g.group })).sort(),
@@ -231,17 +246,20 @@ describe("the web console in chromium", () => {
     await page.goto(`${daemon.httpUrl}/ui?pause=1`);
     await page.getByRole("link", { name: orders }).click();
     expect(new URL(page.url()).pathname).toBe("/ui/group");
+    // Read on the paused page: the linked one refreshes itself every second, and a busy machine
+    // may be in the middle of that reload while reading.
+    await gotoPaused(page, `${page.url()}&pause=1`);
     const text = await page.locator("main").innerText();
     for (const id of stuckIds) expect(text).toContain(id);
     expect(text).toContain("worker-1");
     expect(text).toMatch(/max-deliveries\s*\(1\)/u);
     expect(text).toContain("stream-janitor dlq redrive --stream");
-    await page.goto(`${page.url()}&pause=1`);
     await page.screenshot({ path: new URL("group.png", SCREENSHOTS).pathname });
     await isPngOfViewport(new URL("group.png", SCREENSHOTS));
     // The nasty group's page: names and consumer escaped, nothing runs.
     await page.goto(`${daemon.httpUrl}/ui?pause=1`);
     await page.getByRole("link", { name: nastyGroup }).click();
+    await gotoPaused(page, `${page.url()}&pause=1`);
     await expect(page.getByText("<img src=x onerror=window.__pwned=2>").isVisible()).resolves.toBe(
       true,
     );
@@ -259,9 +277,12 @@ describe("the web console in chromium", () => {
 
   it("works with JavaScript off: sorting by a header link", async () => {
     const { page, context, errors } = await watchedPage(false);
-    await page.goto(`${daemon.httpUrl}/ui`);
+    // Paused: a page that refreshes itself every second may be reloading while its rows are
+    // counted on a busy machine. The sort link keeps the pause.
+    await page.goto(`${daemon.httpUrl}/ui?pause=1`);
     await page.getByRole("link", { name: "pending", exact: true }).click();
     expect(new URL(page.url()).searchParams.get("sort")).toBe("pending");
+    expect(new URL(page.url()).searchParams.get("pause")).toBe("1");
     await expect(page.locator("tbody tr").count()).resolves.toBeGreaterThanOrEqual(4);
     expect(errors).toEqual([]);
     await context.close();
