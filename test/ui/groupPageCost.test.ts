@@ -71,17 +71,37 @@ async function bigGroup(
   return group;
 }
 
-/** Runs a page view with Redis's slow log on at 10 ms; returns what it logged and the page. */
-async function viewLoggingSlowCalls(group: ResolvedGroup, showBodies: boolean) {
+/** The commands Redis's slow log (on at 10 ms) caught during one page view, and the view. */
+async function oneViewLoggingSlowCalls(group: ResolvedGroup, showBodies: boolean) {
   const { redis } = fixture;
   await redis.config("SET", "slowlog-log-slower-than", "10000");
   await redis.slowlog("RESET");
   const detail = await readGroupDetail(fixture.server.client(), group, "", { showBodies });
   const slow = (await redis.slowlog("GET", 100)) as [number, number, number, unknown[]][];
   await redis.config("SET", "slowlog-log-slower-than", "-1");
-  const logged = slow.map(
-    ([, , usec, args]) => `${usec} us: ${args.slice(0, 3).map(String).join(" ")}`,
-  );
+  const logged = slow.map(([, , usec, args]) => ({
+    usec,
+    command: args.slice(0, 3).map(String).join(" "),
+  }));
+  return { logged, detail };
+}
+
+/**
+ * Runs a page view with Redis's slow log on at 10 ms; returns what it logged and the page. The
+ * slow log counts the wall time a command spent, so on a busy machine a command the scheduler
+ * paused is logged however little it reads. A command counts as slow when every one of up to 3
+ * views logs it: a command that copies megabytes is slow each time, a paused one is not.
+ */
+async function viewLoggingSlowCalls(group: ResolvedGroup, showBodies: boolean) {
+  const { redis } = fixture;
+  let { logged: slowEveryTime, detail } = await oneViewLoggingSlowCalls(group, showBodies);
+  for (let view = 1; view < 3 && slowEveryTime.length > 0; view += 1) {
+    const again = await oneViewLoggingSlowCalls(group, showBodies);
+    const commands = new Set(again.logged.map((entry) => entry.command));
+    slowEveryTime = slowEveryTime.filter((entry) => commands.has(entry.command));
+    detail = again.detail;
+  }
+  const logged = slowEveryTime.map((entry) => `${entry.usec} us: ${entry.command}`);
   const page = renderGroupPage({
     group,
     status: undefined,
