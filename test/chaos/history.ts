@@ -16,7 +16,7 @@ export interface History {
   sourceBodies: Record<string, string>;
 }
 
-export interface DeadLetter {
+interface DeadLetter {
   stream: string;
   id: string;
   key: string;

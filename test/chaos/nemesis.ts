@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ChaosRedis, JanitorReplica } from "./servers.js";
 
-export type FaultKind =
+type FaultKind =
   "kill-janitor" | "stop-janitor" | "kill-redis" | "client-kill" | "script-flush";
 
 /** A fault planned by the seed: when, what, on whom (janitor index, or -1: the leader). */

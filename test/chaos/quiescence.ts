@@ -14,7 +14,7 @@ async function pendingOf(redis: Redis, stream: string, group: string): Promise<n
 }
 
 /** Entries pending in every chaos group's source and lane, by "stream/group". */
-export async function pendingByStream(redis: Redis): Promise<Record<string, number>> {
+async function pendingByStream(redis: Redis): Promise<Record<string, number>> {
   const pending: Record<string, number> = {};
   for (const group of CHAOS_GROUPS) {
     for (const stream of [group.stream, group.lane]) {

@@ -66,7 +66,9 @@ export async function writeReport(
   history: History,
   faults: readonly AppliedFault[],
 ): Promise<void> {
-  const { sourceBodies: _bodies, ...kept } = history;
+  // Bodies stay out of the history file: the produced ids locate them in the streams.
+  const kept: Partial<History> = { ...history };
+  delete kept.sourceBodies;
   await writeFile(join(outDir, "history.json"), JSON.stringify({ ...kept, faults }, null, 1));
   await writeFile(join(outDir, "report.json"), JSON.stringify(report, null, 2));
 }

@@ -95,7 +95,7 @@ async function runNemesis(run: Run, random: () => number, untilMs: number): Prom
 }
 
 /** Every janitor back and running before the quiet period. */
-async function healJanitors(janitors: readonly JanitorReplica[]): Promise<void> {
+function healJanitors(janitors: readonly JanitorReplica[]): void {
   for (const janitor of janitors) {
     if (janitor.stopped) janitor.signal("SIGCONT");
     if (!janitor.running) janitor.start();
@@ -116,7 +116,7 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   producer.stop();
   await producing;
-  await healJanitors(run.janitors);
+  healJanitors(run.janitors);
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {

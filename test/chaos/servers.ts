@@ -7,7 +7,7 @@ import { spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
 
 /** Commands slower than this are logged (SLOWLOG threshold, microseconds) and reported. */
-export const SLOWLOG_US = 10_000;
+const SLOWLOG_US = 10_000;
 /**
  * The bound on one janitor command's Redis time (microseconds). The scripts' own budget is
  * sweep.maxScriptMs (2 ms); the bound leaves room for a loaded host preempting Redis mid-call.
