@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { ChaosRedis, JanitorReplica } from "./servers.js";
 
 type FaultKind =
-  "kill-janitor" | "stop-janitor" | "kill-redis" | "client-kill" | "script-flush";
+  "kill-janitor" | "stop-janitor" | "kill-redis" | "client-kill" | "script-flush" | "stale-sweep";
 
 /** A fault planned by the seed: when, what, on whom (janitor index, or -1: the leader). */
 export interface PlannedFault {
@@ -26,6 +26,7 @@ const WEIGHTS: [FaultKind, number][] = [
   ["kill-redis", 1],
   ["client-kill", 2],
   ["script-flush", 2],
+  ["stale-sweep", 1],
 ];
 
 function drawKind(random: () => number): FaultKind {
@@ -59,6 +60,8 @@ export interface NemesisTargets {
   janitors: readonly JanitorReplica[];
   /** Called just before Redis is killed (its SLOWLOG dies with it). */
   beforeRedisKill: () => Promise<void>;
+  /** A stale leader's sweep (fenceProbe.ts); says what it saw. */
+  staleSweep: () => Promise<string>;
 }
 
 async function leaderIndex(janitors: readonly JanitorReplica[]): Promise<number | undefined> {
@@ -95,8 +98,10 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
     await on.redis.start();
   } else if (fault.kind === "client-kill") {
     applied.note = String(await on.admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"));
-  } else {
+  } else if (fault.kind === "script-flush") {
     applied.note = String(await on.admin.script("FLUSH"));
+  } else {
+    applied.note = await on.staleSweep();
   }
   return applied;
 }

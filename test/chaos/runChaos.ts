@@ -10,6 +10,7 @@ import { consumerProgram } from "./consumerProgram.js";
 import { CHAOS_GROUPS } from "./groups.js";
 import { readHistory } from "./history.js";
 import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
+import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
 import { awaitQuiescence, metricsAgree, pollUntil } from "./quiescence.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
@@ -37,6 +38,8 @@ interface Run {
   consumers: ChaosConsumer[];
   slow: SlowCommands;
   faults: AppliedFault[];
+  /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
+  fenceViolations: Violation[];
 }
 
 async function startJanitors(options: ChaosOptions, redisUrl: string): Promise<JanitorReplica[]> {
@@ -70,7 +73,21 @@ async function startConsumers(random: () => number, redisUrl: string): Promise<C
   return consumers;
 }
 
-async function runNemesis(run: Run, random: () => number, untilMs: number): Promise<void> {
+/** One stale leader's sweep per group; what went wrong is kept for the checker. */
+async function staleSweeps(run: Run, options: ChaosOptions): Promise<string> {
+  const found: Violation[] = [];
+  for (const group of CHAOS_GROUPS)
+    found.push(...(await probeFence(options.cli, run.redis.url, group)));
+  run.fenceViolations.push(...found);
+  return found.length === 0 ? "refused (FENCED)" : found.map((v) => v.detail).join("; ");
+}
+
+async function runNemesis(
+  run: Run,
+  options: ChaosOptions,
+  random: () => number,
+  untilMs: number,
+): Promise<void> {
   const started = Date.now();
   const targets: NemesisTargets = {
     redis: run.redis,
@@ -80,6 +97,7 @@ async function runNemesis(run: Run, random: () => number, untilMs: number): Prom
       await run.slow.collect(run.admin);
       run.slow.restarted();
     },
+    staleSweep: () => staleSweeps(run, options),
   };
   for (const fault of planFaults(random, untilMs, REPLICAS)) {
     const wait = started + fault.atMs - Date.now();
@@ -111,7 +129,7 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
   );
   const started = Date.now();
   const producing = producer.run(CHAOS_GROUPS, PRODUCE_EVERY_MS);
-  await runNemesis(run, random, activeMs);
+  await runNemesis(run, options, random, activeMs);
   const left = activeMs - (Date.now() - started);
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   producer.stop();
@@ -133,6 +151,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     consumers: [],
     slow: new SlowCommands(),
     faults: [],
+    fenceViolations: [],
   };
   try {
     for (const group of CHAOS_GROUPS) {
@@ -144,9 +163,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await schedule(run, options, random);
     const quiet = Math.max(options.quietMs, options.durationMs - (Date.now() - started));
     const extra: Violation[] = await awaitQuiescence(admin, quiet);
-    if (extra.length === 0) extra.push(...(await metricsAgree(run.janitors, 10_000)));
+    if (extra.length === 0) extra.push(...(await metricsAgree(run.janitors, 20_000)));
     await run.slow.collect(admin);
     extra.push(...run.slow.violations());
+    await staleSweeps(run, options);
+    extra.push(...run.fenceViolations);
     return await finish(run, options, extra);
   } finally {
     await Promise.all(run.consumers.map((consumer) => consumer.stop()));

@@ -23,6 +23,14 @@ export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
     replace: "    if recordCopies then",
     caughtBy: ["acked-twice", "acked-and-dead-lettered", "dead-lettered-twice", "over-delivered"],
   },
+  {
+    name: "drop-fence-check",
+    file: "scripts/lua/includes/fence.lua",
+    // One server: the lease value is no longer compared, so a stale leader writes.
+    find: "  if redis.call('GET', key) ~= value then return 'the lease is not held by this process', nil end\n",
+    replace: "",
+    caughtBy: ["fence-not-held"],
+  },
 ];
 
 /** dist/ copied to a temporary folder with the defect in place; returns the copy's cli.js. */

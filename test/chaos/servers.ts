@@ -14,6 +14,8 @@ const SLOWLOG_US = 10_000;
  */
 export const SLOW_COMMAND_US = 100_000;
 
+export const LEASE_KEY = "chaos:lease";
+
 /** The Redis under test: persisted with every write fsynced, so a SIGKILL loses nothing acked. */
 export class ChaosRedis {
   process: ChildProcess | undefined;
@@ -102,7 +104,7 @@ export class JanitorReplica {
     if (!this.running || this.stopped) return undefined;
     try {
       const response = await fetch(`http://127.0.0.1:${this.httpPort}/metrics`, {
-        signal: AbortSignal.timeout(1000),
+        signal: AbortSignal.timeout(3000),
       });
       const line = (await response.text())
         .split("\n")
@@ -130,7 +132,7 @@ export async function writeJanitorConfig(
     redis: { url: redisUrl },
     http: { host: "127.0.0.1", port: httpPort },
     log: { level: "warn" },
-    lease: { key: "chaos:lease", ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
+    lease: { key: LEASE_KEY, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
     sweep: { intervalMs: 200 },
     metrics: { pelScanIntervalMs: 500 },
     groups: CHAOS_GROUPS.map((group) => ({
