@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseCommand, UsageError } from "./options.js";
 import { PROJECT_ROOT } from "./root.js";
 import { runChaos, type ChaosOptions } from "./runChaos.js";
 import { caught, plantDefect, PLANTED_DEFECTS } from "./selfTest.js";
@@ -25,6 +26,17 @@ async function options(cli: string, durationMs: number): Promise<ChaosOptions> {
 }
 
 describe("npm run chaos (standalone)", () => {
+  it("refuses the topologies it does not run yet, naming them (exit 2)", () => {
+    for (const topology of ["sentinel", "cluster"]) {
+      expect(() => parseCommand(["--topology", topology])).toThrow(UsageError);
+      expect(() => parseCommand(["--topology", topology])).toThrow(/not yet/u);
+    }
+    expect(parseCommand(["--seed", "5", "--duration", "2m"])).toMatchObject({
+      seed: 5,
+      durationMs: 120_000,
+    });
+  });
+
   it("a 25 s schedule of faults against 3 janitors and the README's loops: every invariant holds", async () => {
     const report = await runChaos(await options(join(PROJECT_ROOT, "dist", "cli.js"), 25_000));
     expect(report.counts.produced).toBeGreaterThan(100);
