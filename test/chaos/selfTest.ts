@@ -21,7 +21,15 @@ export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
     // The requeue branch: the copy is written, the original's XACK is not queued.
     find: "    ackCount = ackCount + 1\n    acks[ackCount] = id\n    if recordCopies then",
     replace: "    if recordCopies then",
-    caughtBy: ["acked-twice", "acked-and-dead-lettered", "dead-lettered-twice", "over-delivered"],
+    // The original stays pending for ever (requeued again at each claim), and a healthy entry's
+    // copy and original can both be acknowledged.
+    caughtBy: [
+      "pending-at-quiescence",
+      "acked-twice",
+      "acked-and-dead-lettered",
+      "dead-lettered-twice",
+      "over-delivered",
+    ],
   },
   {
     name: "drop-fence-check",
