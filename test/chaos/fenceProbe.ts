@@ -38,9 +38,9 @@ export async function probeFence(
   group: ChaosGroup,
 ): Promise<Violation[]> {
   const build = await loadBuild(cli);
-  const redis = build.registerScripts(
-    new Redis(redisUrl, { protocol: 2, maxRetriesPerRequest: 3 }),
-  );
+  const client = new Redis(redisUrl, { protocol: 2, maxRetriesPerRequest: 3 });
+  client.on("error", () => undefined); // a refused call is reported by the call itself
+  const redis = build.registerScripts(client);
   const config: GroupConfig = {
     ...build.defaultGroupConfig(group.stream, group.group),
     action: group.action,

@@ -144,6 +144,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const redis = new ChaosRedis(await freePort(), dataDir);
   await redis.start();
   const admin = new Redis(redis.url, { protocol: 2, maxRetriesPerRequest: 3 });
+  // Redis is killed on purpose: its reconnection errors are the schedule, not news.
+  admin.on("error", () => undefined);
   const run: Run = {
     redis,
     admin,
