@@ -1,0 +1,70 @@
+import type { Redis } from "ioredis";
+import { CHAOS_GROUPS, HISTORY } from "./groups.js";
+
+/** What the checker reads: the history the run wrote into Redis, and the streams themselves. */
+export interface History {
+  /** key -> "stream id" of the entry as produced. */
+  produced: Record<string, string>;
+  /** "key stream id consumer ms" per acknowledgement that took effect. */
+  acks: string[];
+  /** "key group stream id ms" per entry delivered to a consumer. */
+  deliveries: string[];
+  /** "key group ms" per entry a consumer held when it crashed. */
+  crashes: string[];
+  deadLetters: DeadLetter[];
+  /** Bodies (fields without x-*) of the produced entries, hex per field, by key. */
+  sourceBodies: Record<string, string>;
+}
+
+interface DeadLetter {
+  stream: string;
+  id: string;
+  key: string;
+  reason: string;
+  deliveries: number;
+  body: string;
+}
+
+/** Fields as name/value buffer pairs -> [key, body of the non-x-* fields, x-* fields]. */
+function splitFields(fields: Buffer[]): { key: string; body: string; meta: Map<string, string> } {
+  let key = "";
+  const body: string[] = [];
+  const meta = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = String(fields[i]);
+    const value = fields[i + 1] ?? Buffer.alloc(0);
+    if (name === "k") key = value.toString();
+    if (name.startsWith("x-")) meta.set(name, value.toString());
+    else body.push(`${name}=${value.toString("hex")}`);
+  }
+  return { key, body: body.join(","), meta };
+}
+
+async function entries(redis: Redis, stream: string): Promise<[string, Buffer[]][]> {
+  const reply = (await redis.xrangeBuffer(stream, "-", "+")) as [Buffer, Buffer[]][];
+  return reply.map(([id, fields]) => [id.toString(), fields]);
+}
+
+export async function readHistory(redis: Redis): Promise<History> {
+  const history: History = {
+    produced: await redis.hgetall(HISTORY.produced),
+    acks: await redis.lrange(HISTORY.acks, 0, -1),
+    deliveries: await redis.lrange(HISTORY.deliveries, 0, -1),
+    crashes: await redis.lrange(HISTORY.crashes, 0, -1),
+    deadLetters: [],
+    sourceBodies: {},
+  };
+  for (const group of CHAOS_GROUPS) {
+    for (const [, fields] of await entries(redis, group.stream)) {
+      const { key, body } = splitFields(fields);
+      history.sourceBodies[key] = body;
+    }
+    for (const [id, fields] of await entries(redis, group.deadLetters)) {
+      const { key, body, meta } = splitFields(fields);
+      const reason = meta.get("x-dead-letter-reason") ?? "";
+      const deliveries = Number(meta.get("x-delivery-count") ?? "NaN");
+      history.deadLetters.push({ stream: group.deadLetters, id, key, reason, deliveries, body });
+    }
+  }
+  return history;
+}

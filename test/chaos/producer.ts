@@ -1,0 +1,77 @@
+import type { Redis } from "ioredis";
+import { HISTORY, type ChaosGroup } from "./groups.js";
+
+/**
+ * Produces with an idempotency key: the script writes the entry and the key's id in one step, and
+ * a retry of the same key (its reply lost to a Redis kill) writes nothing twice.
+ */
+const PRODUCE_LUA = `local seen = redis.call('HGET', KEYS[2], ARGV[1])
+if seen then return seen end
+local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+redis.call('HSET', KEYS[2], ARGV[1], KEYS[1] .. ' ' .. id)
+return id`;
+
+const POISON_RATE = 0.02;
+const MIN_BODY = 10;
+
+export interface ProducerCounts {
+  produced: number;
+  poison: number;
+  bytes: number;
+  retries: number;
+}
+
+/** Bodies from 10 B to maxBody, log-uniform, random bytes; a few short binary fields. */
+function entryFields(random: () => number, key: string, maxBody: number): (string | Buffer)[] {
+  const size = Math.floor(MIN_BODY * Math.pow(maxBody / MIN_BODY, random()));
+  const body = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 1) body[i] = Math.floor(random() * 256);
+  const fields: (string | Buffer)[] = ["k", key, "body", body];
+  if (random() < 0.3) fields.push("bin", Buffer.from([0, 255, 13, 10, Math.floor(random() * 256)]));
+  if (key.endsWith(":poison")) fields.push("poison", "1");
+  return fields;
+}
+
+export class ChaosProducer {
+  readonly counts: ProducerCounts = { produced: 0, poison: 0, bytes: 0, retries: 0 };
+  private running = true;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly random: () => number,
+    private readonly maxBody: number,
+  ) {}
+
+  /** Writes one entry to a group drawn from the seed every `everyMs`, until stop(). */
+  async run(groups: readonly ChaosGroup[], everyMs: number): Promise<void> {
+    while (this.running) {
+      const group = groups[Math.floor(this.random() * groups.length)] ?? groups[0];
+      if (group === undefined) return;
+      const poison = this.random() < POISON_RATE;
+      const key = `${group.group}:${this.counts.produced}${poison ? ":poison" : ""}`;
+      const fields = entryFields(this.random, key, this.maxBody);
+      await this.produce(group.stream, key, fields);
+      this.counts.produced += 1;
+      if (poison) this.counts.poison += 1;
+      this.counts.bytes += fields.reduce((sum, field) => sum + field.length, 0);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  private async produce(stream: string, key: string, fields: (string | Buffer)[]): Promise<void> {
+    for (;;) {
+      try {
+        await this.redis.eval(PRODUCE_LUA, 2, stream, HISTORY.produced, key, ...fields);
+        return;
+      } catch {
+        // Redis restarting or the connection killed: the same key again, written at most once.
+        this.counts.retries += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import type { Redis } from "ioredis";
+import { CHAOS_GROUPS, HISTORY } from "./groups.js";
+import type { JanitorReplica } from "./servers.js";
+import type { Violation } from "./checker.js";
+
+async function pendingOf(redis: Redis, stream: string, group: string): Promise<number> {
+  if ((await redis.exists(stream)) === 0) return 0;
+  try {
+    const [count] = (await redis.xpending(stream, group)) as [number];
+    return count;
+  } catch {
+    return 0; // no such group (a lane its loop has not created): nothing pending there
+  }
+}
+
+/** Entries pending in every chaos group's source and lane, by "stream/group". */
+async function pendingByStream(redis: Redis): Promise<Record<string, number>> {
+  const pending: Record<string, number> = {};
+  for (const group of CHAOS_GROUPS) {
+    for (const stream of [group.stream, group.lane]) {
+      pending[`${stream}/${group.group}`] = await pendingOf(redis, stream, group.group);
+    }
+  }
+  return pending;
+}
+
+async function settled(redis: Redis): Promise<boolean> {
+  const pending = Object.values(await pendingByStream(redis)).reduce((a, b) => a + b, 0);
+  let deadLetters = 0;
+  for (const group of CHAOS_GROUPS) deadLetters += await redis.xlen(group.deadLetters);
+  const done = (await redis.llen(HISTORY.acks)) + deadLetters;
+  return pending === 0 && done >= (await redis.hlen(HISTORY.produced));
+}
+
+/** Polls `check` every 250 ms until true or `timeoutMs`; true when it held. */
+export async function pollUntil(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The quiet period: waits until nothing is pending and every entry is acked or dead-lettered. */
+export async function awaitQuiescence(redis: Redis, timeoutMs: number): Promise<Violation[]> {
+  const started = Date.now();
+  if (await pollUntil(() => settled(redis), timeoutMs)) return [];
+  const pending = await pendingByStream(redis);
+  return [
+    {
+      invariant: "pending-at-quiescence",
+      detail: `after ${Date.now() - started} ms of quiet: pending ${JSON.stringify(pending)}`,
+    },
+  ];
+}
+
+/** Every running janitor's /metrics says 0 pending for every group (within `timeoutMs`). */
+export async function metricsAgree(
+  janitors: readonly JanitorReplica[],
+  timeoutMs: number,
+): Promise<Violation[]> {
+  const samples: Record<string, (number | undefined)[]> = {};
+  const agree = async (): Promise<boolean> => {
+    for (const group of CHAOS_GROUPS) {
+      const labels = [`stream="${group.stream}"`, `group="${group.group}"`];
+      samples[group.group] = await Promise.all(
+        janitors.map((j) => j.metric("stream_janitor_pending_entries", labels)),
+      );
+    }
+    return Object.values(samples).every((values) => values.every((value) => value === 0));
+  };
+  if (await pollUntil(agree, timeoutMs)) return [];
+  return [
+    {
+      invariant: "metrics-disagree",
+      detail: `stream_janitor_pending_entries per janitor: ${JSON.stringify(samples)}, Redis: 0`,
+    },
+  ];
+}

@@ -1,0 +1,93 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Verdict, Violation } from "./checker.js";
+import type { History } from "./history.js";
+import type { AppliedFault } from "./nemesis.js";
+
+export interface ChaosReport {
+  seed: number;
+  durationMs: number;
+  cli: string;
+  counts: Record<string, number>;
+  faults: Record<string, number>;
+  consumers: { name: string; behaviour: string; starts: number; crashes: number }[];
+  violations: Violation[];
+  /** The first violations with the key's history and the faults within 5 s of it. */
+  explained: unknown[];
+  slowCommands: unknown[];
+  ok: boolean;
+}
+
+const AROUND_MS = 5000;
+const EXPLAINED = 10;
+
+function explain(violation: Violation, history: History, faults: readonly AppliedFault[]): unknown {
+  const key = violation.key;
+  if (key === undefined) return { ...violation, faultsApplied: faults.length };
+  const mine = (records: readonly string[]) => records.filter((r) => r.startsWith(`${key} `));
+  const records = [...mine(history.deliveries), ...mine(history.acks), ...mine(history.crashes)];
+  const times = records.map((r) => Number(r.slice(r.lastIndexOf(" ") + 1)));
+  const from = Math.min(...times) - AROUND_MS;
+  const to = Math.max(...times) + AROUND_MS;
+  return {
+    ...violation,
+    produced: history.produced[key],
+    deliveries: mine(history.deliveries),
+    acks: mine(history.acks),
+    crashedHolding: mine(history.crashes),
+    deadLetters: history.deadLetters
+      .filter((letter) => letter.key === key)
+      .map(({ body, ...letter }) => ({ ...letter, bodyBytes: body.length / 2 })),
+    faultsAround: faults.filter((fault) => fault.at >= from && fault.at <= to),
+  };
+}
+
+export function buildReport(
+  base: Omit<ChaosReport, "violations" | "explained" | "ok" | "counts" | "faults">,
+  verdict: Verdict,
+  history: History,
+  faults: readonly AppliedFault[],
+): ChaosReport {
+  const byKind: Record<string, number> = {};
+  for (const fault of faults) byKind[fault.kind] = (byKind[fault.kind] ?? 0) + 1;
+  return {
+    ...base,
+    counts: verdict.counts,
+    faults: byKind,
+    violations: verdict.violations,
+    explained: verdict.violations.slice(0, EXPLAINED).map((v) => explain(v, history, faults)),
+    ok: verdict.violations.length === 0,
+  };
+}
+
+export async function writeReport(
+  outDir: string,
+  report: ChaosReport,
+  history: History,
+  faults: readonly AppliedFault[],
+): Promise<void> {
+  // Bodies stay out of the history file: the produced ids locate them in the streams.
+  const kept: Partial<History> = { ...history };
+  delete kept.sourceBodies;
+  await writeFile(join(outDir, "history.json"), JSON.stringify({ ...kept, faults }, null, 1));
+  await writeFile(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+}
+
+export function summary(report: ChaosReport): string {
+  const invariants = new Map<string, number>();
+  for (const v of report.violations)
+    invariants.set(v.invariant, (invariants.get(v.invariant) ?? 0) + 1);
+  const lines = [
+    `chaos seed ${report.seed}, ${report.durationMs / 1000} s, standalone`,
+    `counts: ${JSON.stringify(report.counts)}`,
+    `faults: ${JSON.stringify(report.faults)}`,
+    `consumers: ${report.consumers.map((c) => `${c.name} ${c.behaviour} ${c.starts} starts`).join(", ")}`,
+    report.ok
+      ? "every invariant holds"
+      : `VIOLATIONS: ${[...invariants].map(([name, n]) => `${name} x${n}`).join(", ")}`,
+  ];
+  for (const violation of report.violations.slice(0, 5)) {
+    lines.push(`  ${violation.invariant} ${violation.key ?? ""}: ${violation.detail}`);
+  }
+  return lines.join("\n");
+}

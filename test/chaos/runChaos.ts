@@ -1,0 +1,203 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { freePort } from "../../src/demo/spawnRedisServer.js";
+import { seededRandom } from "../support/seededRandom.js";
+import { checkHistory, type Violation } from "./checker.js";
+import { ChaosConsumer, type Behaviour } from "./consumerFleet.js";
+import { consumerProgram } from "./consumerProgram.js";
+import { CHAOS_GROUPS } from "./groups.js";
+import { readHistory } from "./history.js";
+import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
+import { probeFence } from "./fenceProbe.js";
+import { ChaosProducer } from "./producer.js";
+import { awaitQuiescence, metricsAgree, pollUntil } from "./quiescence.js";
+import { buildReport, writeReport, type ChaosReport } from "./report.js";
+import { ChaosRedis, JanitorReplica, writeJanitorConfig } from "./servers.js";
+import { SlowCommands } from "./slowlog.js";
+
+export interface ChaosOptions {
+  seed: number;
+  durationMs: number;
+  outDir: string;
+  /** The CLI the janitors run: dist/cli.js, or a planted copy (self-test). */
+  cli: string;
+  maxBodyBytes: number;
+  quietMs: number;
+}
+
+const REPLICAS = 3;
+const CONSUMERS_PER_GROUP = 3;
+const PRODUCE_EVERY_MS = 40;
+
+interface Run {
+  redis: ChaosRedis;
+  admin: Redis;
+  janitors: JanitorReplica[];
+  consumers: ChaosConsumer[];
+  slow: SlowCommands;
+  faults: AppliedFault[];
+  /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
+  fenceViolations: Violation[];
+}
+
+async function startJanitors(options: ChaosOptions, redisUrl: string): Promise<JanitorReplica[]> {
+  const janitors: JanitorReplica[] = [];
+  for (let index = 0; index < REPLICAS; index += 1) {
+    const port = await freePort();
+    const config = await writeJanitorConfig(join(options.outDir, "config"), redisUrl, port);
+    const log = join(options.outDir, `janitor-${index}.log`);
+    janitors.push(new JanitorReplica(index, options.cli, config, port, log));
+  }
+  for (const janitor of janitors) janitor.start();
+  // The schedule starts once one of them leads, so that its first faults have a leader to hit.
+  const leads = async () =>
+    (await Promise.all(janitors.map((j) => j.metric("stream_janitor_leader")))).includes(1);
+  if (!(await pollUntil(leads, 30_000)))
+    throw new Error("chaos: no janitor took the lease within 30 s");
+  return janitors;
+}
+
+async function startConsumers(random: () => number, redisUrl: string): Promise<ChaosConsumer[]> {
+  const consumers: ChaosConsumer[] = [];
+  for (const group of CHAOS_GROUPS) {
+    const program = await consumerProgram(group);
+    for (let i = 0; i < CONSUMERS_PER_GROUP; i += 1) {
+      const behaviour: Behaviour = i > 0 && random() < 0.6 ? "crashy" : "healthy";
+      const seed = Math.floor(random() * 2 ** 31);
+      consumers.push(new ChaosConsumer(program, `${group.group}-c${i}`, behaviour, seed, redisUrl));
+    }
+  }
+  for (const consumer of consumers) consumer.start();
+  return consumers;
+}
+
+/** One stale leader's sweep per group; what went wrong is kept for the checker. */
+async function staleSweeps(run: Run, options: ChaosOptions): Promise<string> {
+  const found: Violation[] = [];
+  for (const group of CHAOS_GROUPS)
+    found.push(...(await probeFence(options.cli, run.redis.url, group)));
+  run.fenceViolations.push(...found);
+  return found.length === 0 ? "refused (FENCED)" : found.map((v) => v.detail).join("; ");
+}
+
+async function runNemesis(
+  run: Run,
+  options: ChaosOptions,
+  random: () => number,
+  untilMs: number,
+): Promise<void> {
+  const started = Date.now();
+  const targets: NemesisTargets = {
+    redis: run.redis,
+    admin: run.admin,
+    janitors: run.janitors,
+    beforeRedisKill: async () => {
+      await run.slow.collect(run.admin);
+      run.slow.restarted();
+    },
+    staleSweep: () => staleSweeps(run, options),
+  };
+  for (const fault of planFaults(random, untilMs, REPLICAS)) {
+    const wait = started + fault.atMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    run.faults.push(
+      await applyFault(fault, targets).catch((error: unknown) => ({
+        ...fault,
+        at: Date.now(),
+        note: `failed: ${String(error)}`,
+      })),
+    );
+  }
+}
+
+/** Every janitor back and running before the quiet period. */
+function healJanitors(janitors: readonly JanitorReplica[]): void {
+  for (const janitor of janitors) {
+    if (janitor.stopped) janitor.signal("SIGCONT");
+    if (!janitor.running) janitor.start();
+  }
+}
+
+async function schedule(run: Run, options: ChaosOptions, random: () => number): Promise<void> {
+  const activeMs = Math.round(options.durationMs * 0.75);
+  const producer = new ChaosProducer(
+    run.admin,
+    seededRandom(options.seed ^ 0x5eed),
+    options.maxBodyBytes,
+  );
+  const started = Date.now();
+  const producing = producer.run(CHAOS_GROUPS, PRODUCE_EVERY_MS);
+  await runNemesis(run, options, random, activeMs);
+  const left = activeMs - (Date.now() - started);
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+  producer.stop();
+  await producing;
+  healJanitors(run.janitors);
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  await mkdir(options.outDir, { recursive: true });
+  const random = seededRandom(options.seed);
+  const dataDir = await mkdtemp(join(tmpdir(), "sj-chaos-"));
+  const redis = new ChaosRedis(await freePort(), dataDir);
+  await redis.start();
+  const admin = new Redis(redis.url, { protocol: 2, maxRetriesPerRequest: 3 });
+  // Redis is killed on purpose: its reconnection errors are the schedule, not news.
+  admin.on("error", () => undefined);
+  const run: Run = {
+    redis,
+    admin,
+    janitors: [],
+    consumers: [],
+    slow: new SlowCommands(),
+    faults: [],
+    fenceViolations: [],
+  };
+  try {
+    for (const group of CHAOS_GROUPS) {
+      await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
+    }
+    run.janitors = await startJanitors(options, redis.url);
+    run.consumers = await startConsumers(random, redis.url);
+    const started = Date.now();
+    await schedule(run, options, random);
+    const quiet = Math.max(options.quietMs, options.durationMs - (Date.now() - started));
+    const extra: Violation[] = await awaitQuiescence(admin, quiet);
+    if (extra.length === 0) extra.push(...(await metricsAgree(run.janitors, 20_000)));
+    await run.slow.collect(admin);
+    extra.push(...run.slow.violations());
+    await staleSweeps(run, options);
+    extra.push(...run.fenceViolations);
+    return await finish(run, options, extra);
+  } finally {
+    await Promise.all(run.consumers.map((consumer) => consumer.stop()));
+    await Promise.all(run.janitors.map((janitor) => janitor.kill()));
+    admin.disconnect();
+    await redis.kill();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Promise<ChaosReport> {
+  const history = await readHistory(run.admin);
+  const verdict = checkHistory(history);
+  verdict.violations.push(...extra);
+  const consumers = run.consumers.map(({ name, behaviour, starts, crashes }) => ({
+    name,
+    behaviour,
+    starts,
+    crashes,
+  }));
+  const base = {
+    seed: options.seed,
+    durationMs: options.durationMs,
+    cli: options.cli,
+    consumers,
+    slowCommands: run.slow.all,
+  };
+  const report = buildReport(base, verdict, history, run.faults);
+  await writeReport(options.outDir, report, history, run.faults);
+  return report;
+}

@@ -1,0 +1,69 @@
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChaosReport } from "./report.js";
+import { PROJECT_ROOT as ROOT } from "./root.js";
+
+/** A defect planted in a copy of the built scripts: one change, and what must catch it. */
+export interface PlantedDefect {
+  name: string;
+  file: string;
+  find: string;
+  replace: string;
+  /** The checker must name at least one of these invariants. */
+  caughtBy: readonly string[];
+}
+
+export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
+  {
+    name: "skip-requeue-ack",
+    file: "scripts/lua/sweepPage.lua",
+    // The requeue branch: the copy is written, the original's XACK is not queued.
+    find: "    ackCount = ackCount + 1\n    acks[ackCount] = id\n    if recordCopies then",
+    replace: "    if recordCopies then",
+    // The original stays pending for ever (requeued again at each claim), and a healthy entry's
+    // copy and original can both be acknowledged.
+    caughtBy: [
+      "pending-at-quiescence",
+      "acked-twice",
+      "acked-and-dead-lettered",
+      "dead-lettered-twice",
+      "over-delivered",
+    ],
+  },
+  {
+    name: "drop-fence-check",
+    file: "scripts/lua/includes/fence.lua",
+    // One server: the lease value is no longer compared, so a stale leader writes.
+    find: "  if redis.call('GET', key) ~= value then return 'the lease is not held by this process', nil end\n",
+    replace: "",
+    caughtBy: ["fence-not-held"],
+  },
+];
+
+/** dist/ copied to a temporary folder with the defect in place; returns the copy's cli.js. */
+export async function plantDefect(
+  defect: PlantedDefect,
+): Promise<{ cli: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `sj-chaos-${defect.name}-`));
+  await cp(join(ROOT, "dist"), join(dir, "dist"), { recursive: true });
+  await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  const path = join(dir, "dist", defect.file);
+  const source = await readFile(path, "utf8");
+  if (source.split(defect.find).length !== 2) {
+    throw new Error(
+      `planted defect ${defect.name}: the text to change is not once in ${defect.file}`,
+    );
+  }
+  await writeFile(path, source.replace(defect.find, defect.replace));
+  return {
+    cli: join(dir, "dist", "cli.js"),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Whether a run against a planted defect named one of the invariants that must catch it. */
+export function caught(defect: PlantedDefect, report: ChaosReport): string | undefined {
+  return report.violations.find((v) => defect.caughtBy.includes(v.invariant))?.invariant;
+}

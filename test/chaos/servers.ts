@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
+import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
+
+/** Commands slower than this are logged (SLOWLOG threshold, microseconds) and reported. */
+const SLOWLOG_US = 10_000;
+/**
+ * The bound on one janitor command's Redis time (microseconds). The scripts' own budget is
+ * sweep.maxScriptMs (2 ms); the bound leaves room for a loaded host preempting Redis mid-call.
+ */
+export const SLOW_COMMAND_US = 100_000;
+
+export const LEASE_KEY = "chaos:lease";
+
+/** The Redis under test: persisted with every write fsynced, so a SIGKILL loses nothing acked. */
+export class ChaosRedis {
+  process: ChildProcess | undefined;
+  constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.process = await spawnRedisServer({
+      port: this.port,
+      dir: this.dir,
+      extraArgs: [
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "always",
+        "--slowlog-log-slower-than",
+        String(SLOWLOG_US),
+        "--slowlog-max-len",
+        "1024",
+      ],
+    });
+  }
+
+  async kill(): Promise<void> {
+    const child = this.process;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    child.kill("SIGKILL");
+    await exited;
+  }
+}
+
+/** One janitor replica: `node <cli> run --config FILE`, its output appended to a log file. */
+export class JanitorReplica {
+  process: ChildProcess | undefined;
+  stopped = false;
+  constructor(
+    readonly index: number,
+    readonly cli: string,
+    readonly configPath: string,
+    readonly httpPort: number,
+    readonly logPath: string,
+  ) {}
+
+  /** Starts the process unless it runs already (a restart planned by the nemesis may come late). */
+  start(): void {
+    if (this.running) return;
+    const log = createWriteStream(this.logPath, { flags: "a" });
+    const child = spawn(process.execPath, [this.cli, "run", "--config", this.configPath], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+    this.process = child;
+    this.stopped = false;
+  }
+
+  get running(): boolean {
+    const child = this.process;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.process?.kill(signal);
+    if (signal === "SIGSTOP") this.stopped = true;
+    if (signal === "SIGCONT") this.stopped = false;
+  }
+
+  async kill(): Promise<void> {
+    const child = this.process;
+    if (child === undefined || !this.running) return;
+    const exited = once(child, "exit");
+    child.kill("SIGCONT");
+    child.kill("SIGKILL");
+    await exited;
+  }
+
+  /** A metric's value from its /metrics (first sample with all `labels`); undefined if silent. */
+  async metric(name: string, labels: readonly string[] = []): Promise<number | undefined> {
+    if (!this.running || this.stopped) return undefined;
+    try {
+      const response = await fetch(`http://127.0.0.1:${this.httpPort}/metrics`, {
+        signal: AbortSignal.timeout(3000),
+      });
+      const line = (await response.text())
+        .split("\n")
+        .find(
+          (l) =>
+            (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) &&
+            labels.every((label) => l.includes(label)),
+        );
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The janitors' configuration: short lease and sweep interval, every chaos group. */
+export async function writeJanitorConfig(
+  dir: string,
+  redisUrl: string,
+  httpPort: number,
+): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, `janitor-${httpPort}.json`);
+  const config = {
+    redis: { url: redisUrl },
+    http: { host: "127.0.0.1", port: httpPort },
+    log: { level: "warn" },
+    lease: { key: LEASE_KEY, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
+    sweep: { intervalMs: 200 },
+    metrics: { pelScanIntervalMs: 500 },
+    groups: CHAOS_GROUPS.map((group) => ({
+      stream: group.stream,
+      group: group.group,
+      action: group.action,
+      minIdleMs: MIN_IDLE_MS,
+      maxDeliveries: group.maxDeliveries,
+      deadLetterStream: group.deadLetters,
+      ...(group.action === "requeue" ? { retryLane: true } : {}),
+    })),
+  };
+  await writeFile(path, JSON.stringify(config, null, 2));
+  return path;
+}
