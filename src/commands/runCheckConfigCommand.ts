@@ -3,15 +3,15 @@ import { formatEffectiveConfig } from "../config/formatEffectiveConfig.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
 import { createLogger } from "../logging/createLogger.js";
 import { connectRedis, isCluster } from "../redis/connectRedis.js";
-import { detectCapabilities, UnsupportedRedisError } from "../redis/detectCapabilities.js";
-import { endpointOf, explainRedisError } from "../redis/explainRedisError.js";
-import { isReplyError } from "../redis/replies.js";
+import { detectCapabilities } from "../redis/detectCapabilities.js";
+import { explainRedisError } from "../redis/explainRedisError.js";
 import { requireGroup } from "../redis/requireGroup.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 import { slotRefusal } from "../core/slotRule.js";
+import { describeRedisFailure } from "./describeRedisFailure.js";
 import { EXIT } from "./exitCodes.js";
 import type { Interruption } from "./Interruption.js";
 
@@ -40,21 +40,17 @@ export async function runCheckConfigCommand(
   });
   const say = (line: string): void =>
     void process.stderr.write(`stream-janitor check-config: ${line}\n`);
-  const explain = (error: unknown): string =>
-    explainRedisError(error, { url: config.redis.url, client: redis });
+  const context = { url: config.redis.url, client: redis };
+  const explain = (error: unknown): string => explainRedisError(error, context);
   const checking = (async (): Promise<number> => {
     try {
       await detectCapabilities(redis);
     } catch (error) {
-      if (
-        error instanceof UnsupportedRedisError ||
-        (error instanceof Error && isReplyError(error))
-      ) {
-        say(explain(error));
-        return EXIT.failure;
+      const line = describeRedisFailure(error, { ...context, reached: false });
+      say(line);
+      if (line.startsWith("cannot reach")) {
+        say("to validate the file alone, without Redis: stream-janitor check-config --offline");
       }
-      say(`cannot reach Redis at ${endpointOf(config.redis.url)}: ${explain(error)}`);
-      say("to validate the file alone, without Redis: stream-janitor check-config --offline");
       return EXIT.failure;
     }
     let groups: ResolvedGroup[];
