@@ -34,8 +34,9 @@ describe("consumers reap on a server without `inactive`", () => {
     const id = String(await fixture.redis.xadd(stream, "*", "n", "1"));
     await blocked.call("XREADGROUP", "GROUP", "workers", "waiting", "STREAMS", stream, ">");
     await fixture.redis.xack(stream, "workers", id);
-    cleanups.push(async () => {
+    cleanups.push(() => {
       blocked.disconnect();
+      return Promise.resolve();
     });
     void blocked
       .call("XREADGROUP", "GROUP", "workers", "waiting", "BLOCK", "0", "STREAMS", stream, ">")

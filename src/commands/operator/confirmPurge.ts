@@ -11,7 +11,7 @@ export async function confirmPurgeAll(
   target: { id: string; group: string; deadLetterStream: string },
   input: NodeJS.ReadStream = process.stdin,
 ): Promise<void> {
-  if (input.isTTY !== true || session.stderr.isTTY !== true) return;
+  if (!input.isTTY || !session.stderr.isTTY) return;
   const prompt = createInterface({ input, output: session.stderr, terminal: true });
   const ask = `${target.id}: this deletes every dead letter of the group in ${target.deadLetterStream}; type the group's name (${target.group}) to confirm: `;
   try {
