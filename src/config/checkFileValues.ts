@@ -140,11 +140,12 @@ function knownKey<T>(
   const node = Object.hasOwn(spec, key) ? spec[key] : undefined;
   if (node === undefined) {
     const near = nearestName(key, Object.keys(spec));
-    const hint = near === undefined ? "" : `; did you mean ${near}?`;
+    const hint = near === undefined ? {} : { hint: `did you mean ${near}?` };
     throw new ConfigError(
       path,
       value,
-      `a known ${what}: one of ${Object.keys(spec).join(", ")}${hint}`,
+      `a known ${what}: one of ${Object.keys(spec).join(", ")}`,
+      hint,
     );
   }
   return node;
