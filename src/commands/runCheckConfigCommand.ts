@@ -3,15 +3,11 @@ import { formatEffectiveConfig } from "../config/formatEffectiveConfig.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
 import { createLogger } from "../logging/createLogger.js";
 import { connectRedis, isCluster } from "../redis/connectRedis.js";
-import { detectCapabilities, UnsupportedRedisError } from "../redis/detectCapabilities.js";
+import { detectCapabilities } from "../redis/detectCapabilities.js";
 import { endpointOf, explainRedisError } from "../redis/explainRedisError.js";
-import { isReplyError } from "../redis/replies.js";
-import { requireGroup } from "../redis/requireGroup.js";
-import type { RedisClient } from "../redis/RedisClient.js";
-import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import { classifySweepError } from "../sweep/sweepErrors.js";
-import { slotRefusal } from "../core/slotRule.js";
+import { listRefusals } from "./checkConfigRefusals.js";
+import { describeRedisFailure } from "./describeRedisFailure.js";
 import { EXIT } from "./exitCodes.js";
 import type { Interruption } from "./Interruption.js";
 
@@ -30,7 +26,10 @@ export async function runCheckConfigCommand(
   options: { offline: boolean; interruption: Interruption },
 ): Promise<number> {
   process.stdout.write(`${formatEffectiveConfig(config)}\n`);
-  if (options.offline) return EXIT.ok;
+  if (options.offline) {
+    sayOk("the file is valid (Redis not asked: --offline)");
+    return EXIT.ok;
+  }
   // Connection trouble is reported once, below, in words: no log lines.
   const redis = connectRedis(config.redis, {
     connectionName: "stream-janitor:check-config",
@@ -40,21 +39,17 @@ export async function runCheckConfigCommand(
   });
   const say = (line: string): void =>
     void process.stderr.write(`stream-janitor check-config: ${line}\n`);
-  const explain = (error: unknown): string =>
-    explainRedisError(error, { url: config.redis.url, client: redis });
+  const context = { url: config.redis.url, client: redis };
+  const explain = (error: unknown): string => explainRedisError(error, context);
   const checking = (async (): Promise<number> => {
     try {
       await detectCapabilities(redis);
     } catch (error) {
-      if (
-        error instanceof UnsupportedRedisError ||
-        (error instanceof Error && isReplyError(error))
-      ) {
-        say(explain(error));
-        return EXIT.failure;
+      const line = describeRedisFailure(error, { ...context, reached: false });
+      say(line);
+      if (line.startsWith("cannot reach")) {
+        say("to validate the file alone, without Redis: stream-janitor check-config --offline");
       }
-      say(`cannot reach Redis at ${endpointOf(config.redis.url)}: ${explain(error)}`);
-      say("to validate the file alone, without Redis: stream-janitor check-config --offline");
       return EXIT.failure;
     }
     let groups: ResolvedGroup[];
@@ -64,14 +59,15 @@ export async function runCheckConfigCommand(
       say(`discovery failed: ${explain(error)}`);
       return EXIT.failure;
     }
-    const refusals: string[] = [];
-    for (const group of groups) {
-      const refusal = await refusalOf(redis, group, isCluster(config.redis), explain);
-      if (refusal !== undefined) refusals.push(refusal);
+    const { lines, refused } = await listRefusals(redis, groups, isCluster(config.redis), explain);
+    for (const line of lines) say(line);
+    if (refused === 0) {
+      sayOk(
+        `run would sweep ${groups.length} group(s) at ${endpointOf(config.redis.url)} and refuse none`,
+      );
+      return EXIT.ok;
     }
-    for (const refusal of refusals) say(refusal);
-    if (refusals.length === 0) return EXIT.ok;
-    say(`run would refuse or fail ${refusals.length} of ${groups.length} group(s)`);
+    say(`run would refuse or fail ${refused} of ${groups.length} group(s)`);
     return EXIT.failure;
   })();
   try {
@@ -85,26 +81,10 @@ export async function runCheckConfigCommand(
   }
 }
 
-/** Why run would not sweep this group, in the words run logs or a sweep reports; else undefined. */
-async function refusalOf(
-  redis: RedisClient,
-  group: ResolvedGroup,
-  cluster: boolean,
-  explain: (error: unknown) => string,
-): Promise<string | undefined> {
-  try {
-    // The order of sweepOnce: the slot rule (Cluster), the requeue target, then the group itself.
-    const refusal =
-      (cluster ? slotRefusal(group) : undefined) ?? (await checkRequeueTarget(redis, group));
-    if (refusal !== undefined) return refusal;
-    await requireGroup(redis, group.stream, group.group);
-    return undefined;
-  } catch (error) {
-    const { kind, message } = classifySweepError(error);
-    if (kind === "redis" || (kind === "script" && /^NOPERM/u.test(message))) {
-      return `${group.id}: ${explain(error)}`;
-    }
-    // As sweepOnce words it: Redis' own errors do not always say which key they are about.
-    return message.includes(group.stream) ? message : `${group.id}: ${message}`;
-  }
+/**
+ * The closing "ok" line, for an operator at a terminal: piped, an empty stderr and exit 0 say it
+ * (scripts read the configuration on stdout).
+ */
+function sayOk(summary: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`stream-janitor check-config: ok: ${summary}\n`);
 }

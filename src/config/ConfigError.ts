@@ -31,10 +31,17 @@ export class ConfigError extends Error {
   readonly expected: string;
   readonly problems: readonly ConfigProblem[];
 
-  constructor(key: string, value: unknown, expected: string, options?: ErrorOptions) {
+  /** `options.hint` ("did you mean minIdleMs?") follows `expected` in the message only. */
+  constructor(
+    key: string,
+    value: unknown,
+    expected: string,
+    options?: ErrorOptions & { hint?: string },
+  ) {
     const shown = maskValue(key, value);
     const valuePart = shown === undefined ? "" : ` = ${render(shown)}`;
-    const message = `invalid configuration: ${key}${valuePart}: expected ${expected}`;
+    const hint = options?.hint === undefined ? "" : `; ${options.hint}`;
+    const message = `invalid configuration: ${key}${valuePart}: expected ${expected}${hint}`;
     super(message, options);
     this.key = key;
     this.value = shown;

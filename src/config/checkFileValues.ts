@@ -10,6 +10,7 @@ import {
 } from "./configSchema.js";
 import { checkRetention } from "./checkRetention.js";
 import type { DiscoverConfig, GroupConfig, RetentionConfig } from "../core/configTypes.js";
+import { nearestName } from "../core/nearestName.js";
 
 type Mapping = Record<string, unknown>;
 
@@ -138,7 +139,14 @@ function knownKey<T>(
 ): T {
   const node = Object.hasOwn(spec, key) ? spec[key] : undefined;
   if (node === undefined) {
-    throw new ConfigError(path, value, `a known ${what}: one of ${Object.keys(spec).join(", ")}`);
+    const near = nearestName(key, Object.keys(spec));
+    const hint = near === undefined ? {} : { hint: `did you mean ${near}?` };
+    throw new ConfigError(
+      path,
+      value,
+      `a known ${what}: one of ${Object.keys(spec).join(", ")}`,
+      hint,
+    );
   }
   return node;
 }

@@ -3,6 +3,7 @@ import { maskRedisUrl } from "../config/formatEffectiveConfig.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import type { GroupSet } from "../core/GroupSet.js";
 import type { Discovery } from "../discovery/Discovery.js";
+import type { ConnectionProblems } from "../redis/ConnectionProblems.js";
 import { explainRedisError } from "../redis/explainRedisError.js";
 import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import type { StatusSampler } from "../status/StatusSampler.js";
@@ -14,6 +15,8 @@ import { waitForRedis } from "./waitForRedis.js";
 export interface BootParts {
   config: JanitorConfig;
   logger: Logger;
+  /** The connections' trouble as logged: the wait for Redis does not repeat a refusal said. */
+  problems: ConnectionProblems;
   janitor: Janitor;
   groupSet: GroupSet;
   refresher: ScrapeRefresher;
@@ -45,6 +48,7 @@ export function bootInBackground(parts: BootParts): void {
       controller.signal,
       undefined,
       (error) => explainRedisError(error, { url: config.redis.url, client: sweepRedis }),
+      (problem) => parts.problems.saidRefusal(problem),
     );
     const server = await describeServer(sweepRedis).catch(() => undefined);
     const endpoint = maskRedisUrl(config.redis.url);

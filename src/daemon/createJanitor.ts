@@ -9,6 +9,7 @@ import { Lease } from "../lease/Lease.js";
 import { Maintenance } from "../maintenance/Maintenance.js";
 import { createJanitorMetrics, type JanitorMetrics } from "../metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import type { ConnectionProblems } from "../redis/ConnectionProblems.js";
 import { connectRedis, isCluster } from "../redis/connectRedis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
@@ -31,13 +32,18 @@ export type ConnectNamed = (
 ) => RedisClient;
 
 /** Opens connections the way both `run` and `sweep` do; the caller closes them. */
-export function namedConnections(config: JanitorConfig, logger: Logger): ConnectNamed {
+export function namedConnections(
+  config: JanitorConfig,
+  logger: Logger,
+  problems?: ConnectionProblems,
+): ConnectNamed {
   return (name, commandTimeoutMs, failFast = false) =>
     connectRedis(config.redis, {
       connectionName: `stream-janitor:${name}`,
       commandTimeoutMs,
       logger,
       failFast,
+      problems,
     });
 }
 

@@ -11,6 +11,7 @@ import type { HttpRoute } from "../http/HttpRoute.js";
 import { statusJsonRoute } from "../http/statusJsonRoute.js";
 import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
 import { createStatusMetrics } from "../metrics/statusMetrics.js";
+import { ConnectionProblems } from "../redis/ConnectionProblems.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { StatusSampler } from "../status/StatusSampler.js";
@@ -69,7 +70,9 @@ export async function startDaemon(
     // Only here: they fail `promtool check metrics` (three gauges end in _total), so the lint
     // test checks a registry of the project's own families.
     collectDefaultMetrics({ register: registry });
-    const open = namedConnections(config, logger);
+    // The daemon's connections share one account of their trouble: said once per change.
+    const problems = new ConnectionProblems(logger, config.redis.url);
+    const open = namedConnections(config, logger, problems);
     const connect = (name: string, commandTimeoutMs: number, failFast = false): RedisClient => {
       const client = open(name, commandTimeoutMs, failFast);
       teardown.push(`redis:${name}`, () => client.disconnect());
@@ -159,6 +162,7 @@ export async function startDaemon(
     bootInBackground({
       config,
       logger,
+      problems,
       janitor,
       groupSet,
       refresher,

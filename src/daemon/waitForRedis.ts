@@ -4,6 +4,7 @@ import {
   UnsupportedRedisError,
   type RedisCapabilities,
 } from "../redis/detectCapabilities.js";
+import { briefError } from "../redis/ConnectionProblems.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 
 /**
@@ -19,17 +20,23 @@ export async function waitForRedis(
   /** The failure in words (host:port, ECONNREFUSED, TLS, authentication...). */
   explain: (error: unknown) => string = (error) =>
     error instanceof Error ? error.message : String(error),
+  /** True for a refusal (WRONGPASS) the connection logged already in these words. */
+  saidAlready: (problem: string) => boolean = () => false,
 ): Promise<RedisCapabilities> {
+  let logged: string | undefined;
   for (let attempt = 0; ; attempt += 1) {
     signal.throwIfAborted();
     try {
       return await detectCapabilities(redis);
     } catch (error) {
       if (error instanceof UnsupportedRedisError) throw error;
-      if (attempt === 0 || attempt % 10 === 0) {
-        const problem = explain(error);
-        logger.warn({ err: error, attempt, problem }, "redis is not answering yet; retrying");
+      // Once per change of the problem: the retries of one outage are one line.
+      const problem = explain(error);
+      if (problem !== logged && !saidAlready(problem)) {
+        const err = briefError(error);
+        logger.warn({ err, attempt, problem }, "redis is not answering yet; retrying");
       }
+      logged = problem;
     }
     await pause(backoffMs(attempt), signal);
   }

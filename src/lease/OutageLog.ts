@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { briefError } from "../redis/ConnectionProblems.js";
 
 /**
  * Logs failed lease commands at warn once when Redis starts failing, then at debug while it stays
@@ -13,7 +14,8 @@ export class OutageLog {
   }
 
   failed(error: unknown, operation: string, extra: object = {}): void {
-    const fields = { err: error, operation, ...extra };
+    // No stack: where ioredis failed says nothing to an operator; the message and code do.
+    const fields = { err: briefError(error), operation, ...extra };
     if (this.failing) this.log.debug(fields, "lease command failed");
     else this.log.warn(fields, "lease command failed");
     this.failing = true;

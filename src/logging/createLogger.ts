@@ -22,13 +22,21 @@ const REDACTED_PATHS: readonly string[] = [
   "request.headers.authorization",
 ];
 
+/**
+ * An Error with its stack and causes; anything else as given, so a line may carry an error in
+ * brief (message and code: briefError) where a stack would say nothing to an operator.
+ */
+function serializeError(value: unknown): unknown {
+  return value instanceof Error ? pino.stdSerializers.err(value) : value;
+}
+
 /** One root logger per process; components take `logger.child({ component })`. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,
     base: { name: "stream-janitor" },
     redact: { paths: [...REDACTED_PATHS], censor: "[redacted]" },
-    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+    serializers: { err: serializeError, error: serializeError },
   };
   return destination === undefined ? pino(options) : pino(options, destination);
 }

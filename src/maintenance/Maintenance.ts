@@ -45,6 +45,8 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
   private readonly log: Logger;
   /** Per retention stream, the groups that have a retention_blocked series. */
   private readonly reportedGroups = new Map<string, Set<string>>();
+  /** Per retention stream, the groups that held it back at the last pass, as logged. */
+  private readonly heldBackBy = new Map<string, string>();
 
   constructor(options: MaintenanceOptions) {
     super();
@@ -186,6 +188,29 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
     this.reportedGroups.set(stream, groups);
   }
 
+  /**
+   * Retention held back is a state (retention_blocked holds it): logged when it starts, when the
+   * groups holding it change and when it ends, not once per pass.
+   */
+  private logHeldBack(fields: { stream: string }, blockedBy: readonly { group: string }[]): void {
+    const { stream } = fields;
+    const holders = blockedBy
+      .map((b) => b.group)
+      .sort()
+      .join(",");
+    const before = this.heldBackBy.get(stream) ?? "";
+    if (holders === before) return;
+    this.heldBackBy.set(stream, holders);
+    if (holders !== "") {
+      this.log.warn(
+        { ...fields, blockedBy },
+        "retention held back: groups still need entries the policy would remove",
+      );
+    } else {
+      this.log.info(fields, "retention proceeds: no group holds it back any more");
+    }
+  }
+
   private async trim(retention: RetentionConfig, fence: Fence, signal: AbortSignal): Promise<void> {
     const { stream } = retention;
     try {
@@ -206,12 +231,8 @@ export class Maintenance extends EventEmitter<MaintenanceEvents> {
         this.emit("trimmed", { stream, maxLen, maxAgeMs, removed, length, blockedBy });
       }
       const fields = { stream, removed: summary.removed, length: summary.length };
-      if (summary.blockedBy.length > 0) {
-        this.log.warn(
-          { ...fields, blockedBy: summary.blockedBy },
-          "retention held back: groups still need entries the policy would remove",
-        );
-      } else if (summary.removed > 0) {
+      this.logHeldBack(fields, summary.blockedBy);
+      if (summary.blockedBy.length === 0 && summary.removed > 0) {
         this.log.info(fields, "trimmed safely");
       }
     } catch (error) {

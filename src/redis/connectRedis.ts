@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { RedisConfig } from "../core/configTypes.js";
+import type { ConnectionProblems } from "./ConnectionProblems.js";
 import type { RedisEndpointSettings } from "./connectionOptions.js";
 import { createClusterClient } from "./createClusterClient.js";
 import { createRedisClient } from "./createRedisClient.js";
@@ -12,6 +13,8 @@ export interface ConnectionRole {
   logger: Logger;
   /** No resend across a reconnect (the lease). */
   failFast?: boolean;
+  /** Shared by a process' connections: their trouble is logged once per change, not each. */
+  problems?: ConnectionProblems;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from "./connectionOptions.js";
 import { clearConnectionError, recordConnectionError } from "./lastConnectionError.js";
 import { withAclAdvice } from "./aclAdvice.js";
+import type { ConnectionProblems } from "./ConnectionProblems.js";
 
 export type ClusterClientOptions = RedisEndpointSettings & {
   /** Shown in CLIENT LIST on every node. */
@@ -16,8 +17,11 @@ export type ClusterClientOptions = RedisEndpointSettings & {
   commandTimeoutMs: number;
   logger: Logger;
   /** As in createRedisClient: no resend across a reconnect (the lease). */
-  failFast?: boolean;
+  failFast?: boolean; /** Shared by a process' connections: their trouble is logged once per change, not each. */
+  problems?: ConnectionProblems;
 };
+
+const FAILED = "redis connection error";
 
 /** Delays between retries of a command the cluster asked us to retry (none of them ran). */
 const RETRY_DELAY_ON_TRY_AGAIN_MS = 100;
@@ -75,17 +79,20 @@ export function createClusterClient(options: ClusterClientOptions): Cluster {
   let lastErrorLogged = "";
   const logError = (error: Error, node?: string): void => {
     recordConnectionError(client, error);
+    if (options.problems !== undefined) {
+      const fields = node === undefined ? {} : { node };
+      options.problems.failed(options.connectionName, error, client, { msg: FAILED, fields });
+      return;
+    }
     if (error.message === lastErrorLogged) return;
     lastErrorLogged = error.message;
-    options.logger.warn(
-      { connection: options.connectionName, node, err: error },
-      "redis connection error",
-    );
+    options.logger.warn({ connection: options.connectionName, node, err: error }, FAILED);
   };
   client.on("error", (error: Error) => logError(error));
   client.on("node error", (error: Error, node: string) => logError(error, node));
   client.on("ready", () => {
     clearConnectionError(client);
+    options.problems?.ready(options.connectionName);
     if (lastErrorLogged !== "")
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     lastErrorLogged = "";

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { endpointOptions, type RedisEndpointSettings } from "./connectionOptions.js";
 import { withAclAdvice } from "./aclAdvice.js";
+import type { ConnectionProblems } from "./ConnectionProblems.js";
 import { describeResetAfterHandshake, describeTlsError } from "./describeTlsError.js";
 import { clearConnectionError, recordConnectionError } from "./lastConnectionError.js";
 import { reconnectWhenAbandoned } from "./reconnectWhenAbandoned.js";
@@ -20,7 +21,8 @@ export type RedisClientOptions = RedisEndpointSettings & {
    * Fail commands at once when the connection drops instead of resending them after reconnect:
    * for the lease, where a late renewal is worse than none.
    */
-  failFast?: boolean;
+  failFast?: boolean; /** Shared by a process' connections: their trouble is logged once per change, not each. */
+  problems?: ConnectionProblems;
 };
 
 /** ioredis' error once no Sentinel answered (it names only the last, wrapped, error). */
@@ -28,6 +30,8 @@ const UNREACHABLE_SENTINELS = /^All sentinels are unreachable/u;
 
 /** The retry delay ioredis writes into its Sentinel errors. */
 const RETRY_DELAY = /\bafter \d+ms\b/gu;
+
+const FAILED = "redis connection error";
 
 /** A replica (the old primary, after a failover) answers writes with READONLY. */
 const READONLY = /^READONLY\b/u;
@@ -95,16 +99,23 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     // Reconnect loops repeat the same error many times a second; log each distinct one once.
     // The retry delay in ioredis' Sentinel message ("Retrying from scratch after 40ms") grows
     // with every round: it does not make the error a new one.
+    const problems = options.problems;
+    if (problems !== undefined) {
+      const fields = tls === undefined ? {} : { tls };
+      problems.failed(options.connectionName, error, client, { msg: tls ?? FAILED, fields });
+      return;
+    }
     const errorKey = error.message.replace(RETRY_DELAY, "after <delay>");
     if (errorKey === lastErrorLogged) return;
     lastErrorLogged = errorKey;
     options.logger.warn(
       { connection: options.connectionName, err: error, ...(tls === undefined ? {} : { tls }) },
-      tls ?? "redis connection error",
+      tls ?? FAILED,
     );
   });
   client.on("ready", () => {
     clearConnectionError(client);
+    options.problems?.ready(options.connectionName);
     if (lastErrorLogged !== "") {
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     }

@@ -9,6 +9,9 @@ import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import { PelScanner, type PelScanResult } from "./PelScanner.js";
 import { readGroupSnapshots } from "./readGroupSnapshots.js";
 import { RedisUnavailableError, runPipeline } from "../redis/pipeline/runPipeline.js";
+import { briefError } from "../redis/ConnectionProblems.js";
+import { explainRedisError } from "../redis/explainRedisError.js";
+import { lastConnectionError } from "../redis/lastConnectionError.js";
 
 export interface ScrapeRefresherOptions {
   redis: RedisClient;
@@ -66,14 +69,19 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     // Dropped, not frozen: a dashboard must not show the last numbers of an unreachable Redis.
     dropGroupGauges(metrics);
     scanner.forget();
-    const message = error instanceof Error ? error.message : String(error);
     if (!(error instanceof RedisUnavailableError)) {
       log.error({ err: error }, "metrics refresh failed; the gauges have no samples");
       return;
     }
     metrics.redisUp.set(0);
-    if (message !== lastOutage) log.warn({ err: error }, "redis unreachable; gauges dropped");
-    lastOutage = message;
+    // The cause the connection met (refused, WRONGPASS), not the pipeline's symptom ("no time",
+    // "reconnecting"), in the operator's words and without a stack: one line per outage.
+    const cause = lastConnectionError(redis) ?? error;
+    const problem = explainRedisError(cause, { url: config.redis.url, client: redis });
+    if (problem !== lastOutage) {
+      log.warn({ err: briefError(error), problem }, "gauges dropped: the scrape cannot read Redis");
+    }
+    lastOutage = problem;
   };
 
   const refreshNow = async (): Promise<void> => {

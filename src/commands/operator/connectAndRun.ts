@@ -3,6 +3,7 @@ import { loadConfig } from "../../config/loadConfig.js";
 import { createLogger } from "../../logging/createLogger.js";
 import { connectRedis } from "../../redis/connectRedis.js";
 import { registerScripts } from "../../scripts/scriptedRedis.js";
+import { describeRedisFailure } from "../describeRedisFailure.js";
 import { EXIT } from "../exitCodes.js";
 import type { Interruption } from "../Interruption.js";
 import { requireConfigSource } from "../requireConfigSource.js";
@@ -16,8 +17,13 @@ import {
 /** A Redis command may take this long; a page script is bounded to milliseconds. */
 const COMMAND_TIMEOUT_MS = 30_000;
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * A connection that never came up says why (unreachable, authentication) and nothing else; a
+ * failure after that is "failed: " and the error, in the operator's words where it is Redis'.
+ */
+function failureLine(error: unknown, context: Parameters<typeof describeRedisFailure>[1]): string {
+  const line = describeRedisFailure(error, context);
+  return context.reached ? `failed: ${line}` : line;
 }
 
 /**
@@ -42,18 +48,16 @@ export async function connectAndRun(
     }
     throw error;
   }
-  // Logs (connection trouble) go to stderr: stdout carries the result.
-  const logger = createLogger(
-    config.log.level === "info" ? "warn" : config.log.level,
-    process.stderr,
-  );
+  // Connection trouble is said once, in words, when it fails the command: no log lines.
   const redis = registerScripts(
     connectRedis(config.redis, {
       connectionName: `stream-janitor:${command.words.join("-")}`,
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
-      logger,
+      logger: createLogger("silent"),
     }),
   );
+  let reached = false;
+  redis.once("ready", () => (reached = true));
   const session = { config, redis, stdout: io.stdout, stderr: io.stderr };
   const running = command.run(values, { ...session, signal: interruption.signal });
   try {
@@ -65,8 +69,11 @@ export async function connectAndRun(
       io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${error.message}\n`);
       return EXIT.usage;
     }
-    const prefix = error instanceof OperatorFailure ? "" : "failed: ";
-    io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${prefix}${message(error)}\n`);
+    const line =
+      error instanceof OperatorFailure
+        ? error.message
+        : failureLine(error, { url: config.redis.url, client: redis, reached });
+    io.stderr.write(`stream-janitor ${command.words.join(" ")}: ${line}\n`);
     return EXIT.failure;
   } finally {
     running.catch(() => undefined);

@@ -11,8 +11,9 @@ import {
 export const dlqPurgeCommand: OperatorCommand = {
   words: ["dlq", "purge"],
   synopsis:
-    "dlq purge --stream S --group G (--all | --id ID... | --older-than D | --reason R) [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq purge --stream S --group G (--all | --id ID... | --older-than D | --reason R) [--dry-run] [--json]
+    "dlq purge --stream S --group G (--all | --id ID... | --older-than D | --reason R) [--yes] [--save FILE] [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq purge --stream S --group G (--all | --id ID... | --older-than D | --reason R)
+         [--yes] [--save FILE] [--dry-run] [--json]
 
 Deletes the group's dead letters for good: say which (with no selector it refuses, exit 2).
 Dead letters of other groups sharing the dead-letter stream are left alone, and so are those a
@@ -31,6 +32,10 @@ Options:
                           500ms, 30s, 5m, 2h, 7d or milliseconds
       --older-than-ms MS  the older spelling of --older-than
 ${REASON_HELP.replace("--reason R     ", "--reason R         ")}
+      --yes               --all on a terminal asks for the group's name typed back; --yes
+                          does not ask (without a terminal nothing is asked)
+      --save FILE         first write the selected dead letters to FILE (JSON lines: id,
+                          fields as [name, value] pairs, each {"utf8": s} or {"base64": s})
       --dry-run           count what would be deleted, change nothing
 ${COMMON_HELP}
 
@@ -42,7 +47,7 @@ Examples:
   stream-janitor dlq purge --stream orders --group billing --older-than 7d --dry-run
   stream-janitor dlq purge --stream orders --group billing --reason action --json
   stream-janitor dlq purge --stream orders --group billing --id 1796057966000-0
-  stream-janitor dlq purge --stream orders --group billing --all`,
+  stream-janitor dlq purge --stream orders --group billing --all --save billing-dead.jsonl`,
   stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
@@ -54,6 +59,8 @@ Examples:
     "older-than-ms": { type: "string" },
     reason: { type: "string" },
     "dry-run": { type: "boolean" },
+    yes: { type: "boolean" },
+    save: { type: "string" },
   },
   validate(values) {
     requiredString(values, "stream");

@@ -11,6 +11,13 @@ import {
 } from "./OperatorCommand.js";
 import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
+/**
+ * Before Redis 7.2 only `idle` says when a consumer was last seen, and an XREADGROUP that blocks
+ * or returns nothing does not refresh it: a live consumer waiting on a drained stream looks idle.
+ */
+const BEFORE_INACTIVE =
+  "warning: this server (before Redis 7.2) has no `inactive` in XINFO CONSUMERS: a consumer blocked in XREADGROUP on an empty stream looks idle here, and is listed with the idle ones (deleted, it comes back at its next read, owning nothing)";
+
 /** `consumers reap`: what consumersReapCommand runs, loaded only when the command is run. */
 export async function runConsumersReap(
   values: OptionValues,
@@ -38,13 +45,16 @@ export async function runConsumersReap(
       detail: { consumers, idleMs },
     });
   }
-  if (values.json === true) writeJson(session, summary);
+  // With the result it qualifies, on stdout: stderr stays for failures.
+  const warning = !summary.usedInactive && summary.reaped.length > 0 ? BEFORE_INACTIVE : undefined;
+  if (values.json === true) writeJson(session, { ...summary, ...(warning && { warning }) });
   else {
     const verb = summary.dryRun ? "would reap" : "reaped";
     const names = summary.reaped.length === 0 ? "" : `: ${summary.reaped.join(", ")}`;
     session.stdout.write(
       `${stream}/${group}: ${verb} ${summary.reaped.length} consumer(s)${names}; ${summary.keptWithPending} kept with pending entries\n`,
     );
+    if (warning !== undefined) session.stdout.write(`${warning}\n`);
   }
   return EXIT.ok;
 }

@@ -1,8 +1,10 @@
 import { createProgress } from "./createProgress.js";
 import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
+import { saveDeadLetters } from "../../operator/saveDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
 import { describeHeldBack } from "../../operator/HeldBackTally.js";
 import { idsOption, reasonOption, reportUnknownIds } from "./dlqOptions.js";
+import { confirmPurgeAll } from "./confirmPurge.js";
 import { existingGroup } from "./existingGroup.js";
 import {
   durationOption,
@@ -24,11 +26,19 @@ export async function runDlqPurge(values: OptionValues, session: OperatorSession
   const olderThanMs = durationOption(values, "older-than", "older-than-ms");
   const reason = reasonOption(values);
   const ids = values.id === undefined ? undefined : idsOption(values);
+  const dryRun = values["dry-run"] === true;
+  if (values.all === true && values.yes !== true && !dryRun) await confirmPurgeAll(session, group);
+  if (typeof values.save === "string" && !dryRun) {
+    // Written whole before the first deletion: a purge that fails to save deletes nothing.
+    const selection = { reason, ids, olderThanMs };
+    const saved = await saveDeadLetters(session.redis, group, selection, values.save);
+    session.stderr.write(`${group.id}: saved ${saved} dead letter(s) to ${values.save}\n`);
+  }
   const summary = await purgeDeadLetters(session.redis, group, {
     olderThanMs,
     reason,
     ...(ids === undefined ? {} : { ids }),
-    dryRun: values["dry-run"] === true,
+    dryRun,
     progress: createProgress("purge", session.stderr),
     signal: session.signal,
   });
