@@ -13,6 +13,7 @@ import type { ScanNodes } from "./scanNodes.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
 import { backgroundTimers } from "../core/timers.js";
+import { outageField } from "../redis/outageField.js";
 
 export interface DiscoveryOptions {
   nodes: ScanNodes;
@@ -125,7 +126,10 @@ export class Discovery {
       this.metrics.scanFailures.inc();
       const message = error instanceof Error ? error.message : String(error);
       if (message !== this.lastFailure) {
-        this.log.error({ err: error }, "discovery scan failed; the groups found before stay");
+        this.log.error(
+          { err: outageField(error) },
+          "discovery scan failed; the groups found before stay",
+        );
       }
       this.lastFailure = message;
       return undefined;

@@ -3,6 +3,7 @@ import type { EventMetrics } from "../metrics/eventMetrics.js";
 import { redisNowMs } from "../redis/redisNowMs.js";
 import { runAppendEvents, type EncodedEvent } from "../scripts/appendEvents.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { outageField } from "../redis/outageField.js";
 
 /** The event types of contract section 8. */
 type EventType =
@@ -136,7 +137,7 @@ export class EventWriter {
       for (const [type] of batch) metrics.eventsLost.inc({ type });
       if (!this.failing) {
         this.options.logger?.warn(
-          { err: error, stream: streamKey, events: batch.length },
+          { err: outageField(error), stream: streamKey, events: batch.length },
           "could not write advisory events (counted in stream_janitor_events_lost_total; not retried)",
         );
       }

@@ -14,6 +14,7 @@ import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
 import { backgroundTimers, type Timers } from "../core/timers.js";
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
+import { outageField } from "../redis/outageField.js";
 
 /** The exact PEL extremes of one group as of one full scan, and the first id at maxDeliveries. */
 export interface PelScanResult {
@@ -168,7 +169,7 @@ export class PelScanner {
     if (this.stopController.signal.aborted) return;
     const message = error instanceof Error ? error.message : String(error);
     // A Redis outage fails every pass the same way: say so once, not every interval.
-    if (message !== this.lastFailure) this.log.warn({ err: error }, "PEL scan failed");
+    if (message !== this.lastFailure) this.log.warn({ err: outageField(error) }, "PEL scan failed");
     this.lastFailure = message;
   }
 

@@ -24,6 +24,7 @@ import { sampleOf } from "./sampleOf.js";
 import { sampleReport } from "./sampleReport.js";
 import { serverReport } from "./serverReport.js";
 import type { ReadableSample, StatusSample } from "./StatusSample.js";
+import { outageField } from "../redis/outageField.js";
 
 export interface StatusSamplerOptions extends AnnounceTo {
   /** Its own connection or the scrape's: the reads are the scrape's, plus XINFO CONSUMERS. */
@@ -60,13 +61,11 @@ function labelsOf(group: ResolvedGroup): GroupTrack["labels"] {
 }
 
 /**
- * The group status of contract section 9, on every replica: every status.intervalMs (jittered,
- * never overlapping) one read of every group (the scrape's body-free reads, readGroupSnapshots
- * with `consumers`: one pipeline per node on Cluster, script batches elsewhere), the last
- * status.window samples per group in memory, a verdict per group (judgeGroup), the one-hot
- * stream_janitor_group_status, and the changes announced (announceStatus). A Redis outage is
- * not a verdict: the previous ones stay and the report says `redis: "unreachable"`.
- * sampleOnce() is the round itself, for tests.
+ * The group status (README "Group status") on every replica: every status.intervalMs (jittered,
+ * never overlapping) one body-free read of every group (readGroupSnapshots with `consumers`), the
+ * last status.window samples per group, a verdict each (judgeGroup), the one-hot
+ * stream_janitor_group_status and the changes announced. An outage is not a verdict: the
+ * previous ones stay and the report says `redis: "unreachable"`. sampleOnce() is one round.
  */
 export class StatusSampler implements StatusBoard {
   private readonly options: StatusSamplerOptions;
@@ -174,7 +173,10 @@ export class StatusSampler implements StatusBoard {
       // An outage is not a verdict: every group keeps its own, and the report says why.
       if (!this.unreachable) {
         const level = error instanceof RedisUnavailableError ? "warn" : "error";
-        this.log[level]({ err: error }, "status not sampled: the verdicts stay as they were");
+        this.log[level](
+          { err: outageField(error) },
+          "status not sampled: the verdicts stay as they were",
+        );
       }
       this.unreachable = true;
       return;
@@ -198,14 +200,9 @@ export class StatusSampler implements StatusBoard {
 
   /** See checkLagBacked; the stream's answer is kept while the read position holds. */
   private async backedByStream(track: GroupTrack, sample: ReadableSample): Promise<ReadableSample> {
-    const previous = track.samples[track.samples.length - 1];
-    const { redis } = this.options;
-    const checked = await checkLagBacked(redis, track.group.stream, {
-      previous,
-      sample,
-      known: track.lagCheck,
-      log: this.log,
-    });
+    const previous = track.samples.at(-1);
+    const input = { previous, sample, known: track.lagCheck, log: this.log };
+    const checked = await checkLagBacked(this.options.redis, track.group.stream, input);
     track.lagCheck = checked.check;
     return checked.sample;
   }
