@@ -21,6 +21,7 @@ const SCRIPTS = {
   sjEntriesExist: "entriesExist.lua",
   sjIndexDeadLetters: "indexDeadLetters.lua",
   sjAppendEvents: "appendEvents.lua",
+  sjRestoreDeadLetters: "restoreDeadLetters.lua",
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
@@ -118,5 +120,30 @@ describe("operator commands under the ACL users of deploy/redis/stream-janitor.a
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/warning: the dlq-purged event was not written .*NOPERM/u);
     expect(await fixture.redis.xlen(DEAD)).toBe(0);
+  });
+
+  it("the operator-rw user brings a dlq purge --save file back with dlq redrive --from-file", async () => {
+    const user = "stream-janitor-operator-rw";
+    await addDeadLetters(fixture.redis, {
+      stream: STREAM,
+      group: "billing",
+      deadLetterStream: DEAD,
+      count: 2,
+      firstOriginal: 70,
+    });
+    const dir = await mkdtemp(join(tmpdir(), "sj-acl-save-"));
+    try {
+      const path = join(dir, "purged.jsonl");
+      const purge = await as(user, ["dlq", "purge", ...pair, "--all", "--save", path]);
+      expect(purge.code).toBe(0);
+      const before = await fixture.redis.xlen(STREAM);
+      const redrive = await as(user, ["dlq", "redrive", "--from-file", path]);
+      expect(redrive.stderr).toBe("");
+      expect(redrive.stdout).toContain("redrove 2 of 2");
+      expect(redrive.code).toBe(0);
+      expect(await fixture.redis.xlen(STREAM)).toBe(before + 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

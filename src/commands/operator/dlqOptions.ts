@@ -110,3 +110,18 @@ export function reportUnknownIds(
   );
   return true;
 }
+
+/**
+ * `--from-file FILE`: the file says which dead letters and whose; --stream/--group may confirm
+ * it, the selectors of a redrive from the dead-letter stream do not apply.
+ */
+export function checkFromFile(values: OptionValues): void {
+  const file = values["from-file"];
+  if (typeof file !== "string" || file === "") throw new UsageError("--from-file expects a FILE");
+  const others = ["id", "limit", "reason"].filter((n) => values[n] !== undefined);
+  if (others.length > 0) {
+    throw new UsageError(
+      `--from-file redrives every dead letter of the file: it cannot be combined with --${others[0] ?? ""}`,
+    );
+  }
+}

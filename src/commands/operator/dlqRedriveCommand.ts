@@ -1,4 +1,5 @@
 import {
+  checkFromFile,
   checkRedriveIds,
   DEFAULT_RATE,
   ID_HELP,
@@ -20,8 +21,9 @@ import {
 export const dlqRedriveCommand: OperatorCommand = {
   words: ["dlq", "redrive"],
   synopsis:
-    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]",
+    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]\n  stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]",
   help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]
+       stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]
 
 Moves the group's dead letters back for another round of deliveries: each goes to the group's
 requeue target (requeueStream, else the source stream) with its original fields byte for byte and
@@ -44,6 +46,11 @@ ${ID_HELP}; an id that is not
 ${REASON_HELP}
 ${TO_HELP}
       --dry-run       count what would move, change nothing
+      --from-file FILE  the dead letters a dlq purge --save wrote to FILE, copied back the
+                      same way (the file is checked whole first: a bad line is named and
+                      nothing is written); each at most once, however often the file is run
+                      (the ids restored are remembered 30 days); --stream/--group, when
+                      given, must be the file's
 ${COMMON_HELP}
 
 Prints {"redriven":N,"remaining":N,"dryRun":false} with --json; remaining counts the group's dead
@@ -56,7 +63,8 @@ Examples:
   stream-janitor dlq redrive --stream orders --group billing --reason action --rate 200
   stream-janitor dlq redrive --stream orders --group billing --limit 10 --json
   stream-janitor dlq redrive --stream orders --group billing --to lane
-  stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0`,
+  stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0
+  stream-janitor dlq redrive --from-file purged.jsonl --stream orders --group billing`,
   stopsOnSignal: true,
   options: {
     ...COMMON_OPTIONS,
@@ -68,8 +76,15 @@ Examples:
     reason: { type: "string" },
     to: { type: "string" },
     "dry-run": { type: "boolean" },
+    "from-file": { type: "string" },
   },
   validate(values) {
+    if (values["from-file"] !== undefined) {
+      checkFromFile(values);
+      integerOption(values, "rate");
+      toOption(values);
+      return;
+    }
     requiredString(values, "stream");
     requiredString(values, "group");
     integerOption(values, "limit", 1);

@@ -22,6 +22,9 @@ export async function runDlqRedrive(
   values: OptionValues,
   session: OperatorSession,
 ): Promise<number> {
+  if (values["from-file"] !== undefined) {
+    return (await import("./runDlqRestore.js")).runDlqRestore(values, session);
+  }
   const group = await existingGroup(
     session,
     requiredString(values, "stream"),
