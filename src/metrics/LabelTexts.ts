@@ -19,7 +19,7 @@ export function valueText(value: number): string {
 }
 
 /** A piece of label text kept once however many series and families use it (see intern). */
-export class Interned {
+class Interned {
   constructor(
     readonly text: string,
     readonly id: number,
