@@ -13,9 +13,9 @@ export class GroupCounter<L extends string> extends GroupSeries<L> {
       throw new Error(`${this.name}: a counter only grows, by a finite amount (got ${value})`);
     }
     const text = this.textOf(labels);
-    const sample = this.samples.get(text);
+    const sample = this.samples.get(text.key);
     if (sample === undefined) {
-      this.samples.set(text, {
+      this.samples.set(text.key, {
         value,
         labels: NO_LABELS,
         sharedLabels: labels,
@@ -25,11 +25,6 @@ export class GroupCounter<L extends string> extends GroupSeries<L> {
       return;
     }
     sample.value += value;
-  }
-
-  /** Removes the series of these labels (a group that went away leaves /metrics). */
-  remove(labels: Labels<L>): void {
-    this.samples.delete(this.textOf(labels));
   }
 
   reset(): void {

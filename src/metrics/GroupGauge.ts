@@ -10,10 +10,16 @@ export class GroupGauge<L extends string> extends GroupSeries<L> {
 
   set(labels: Labels<L>, value: number): void {
     const text = this.textOf(labels);
-    const sample = this.samples.get(text);
+    const sample = this.samples.get(text.key);
     if (sample === undefined) {
       const generation = this.liveGeneration;
-      this.samples.set(text, { value, labels: NO_LABELS, sharedLabels: labels, text, generation });
+      this.samples.set(text.key, {
+        value,
+        labels: NO_LABELS,
+        sharedLabels: labels,
+        text,
+        generation,
+      });
       return;
     }
     sample.value = value;
@@ -26,8 +32,8 @@ export class GroupGauge<L extends string> extends GroupSeries<L> {
    * not set since the previous reset is deleted for good, so gone groups do not pile up.
    */
   reset(): void {
-    for (const [text, sample] of this.samples) {
-      if (sample.generation < this.liveGeneration) this.samples.delete(text);
+    for (const [key, sample] of this.samples) {
+      if (sample.generation < this.liveGeneration) this.samples.delete(key);
     }
     this.liveGeneration += 1;
   }

@@ -1,5 +1,5 @@
 import type { Registry } from "prom-client";
-import { escapeHelp, LabelTexts, valueText } from "./LabelTexts.js";
+import { escapeHelp, LabelTexts, valueText, type SeriesText } from "./LabelTexts.js";
 import type { Labels } from "./GroupSeries.js";
 
 interface Series<L extends string> {
@@ -8,8 +8,8 @@ interface Series<L extends string> {
   sum: number;
   count: number;
   labels: Labels<L>;
-  /** `stream="...",group="..."`: the label text without its braces, for the `le` lines. */
-  inner: string;
+  /** `stream="...",group="..."` in shared pieces (see LabelTexts), for every line of the series. */
+  text: SeriesText;
 }
 
 interface PromValue {
@@ -72,12 +72,12 @@ export class GroupHistogram<L extends string> {
   }
 
   observe(labels: Labels<L>, value: number): void {
-    const text = this.texts.of(labels);
-    let series = this.series.get(text);
+    const text = this.texts.series(labels);
+    let series = this.series.get(text.key);
     if (series === undefined) {
       const counts = new Array<number>(this.bounds.length + 1).fill(0);
-      series = { counts, sum: 0, count: 0, labels, inner: text.slice(1, -1) };
-      this.series.set(text, series);
+      series = { counts, sum: 0, count: 0, labels, text };
+      this.series.set(text.key, series);
     }
     const found = this.bounds.findIndex((bound) => value <= bound);
     const slot = found === -1 ? this.bounds.length : found;
@@ -88,7 +88,7 @@ export class GroupHistogram<L extends string> {
 
   /** Removes the series of these labels (a group that went away leaves /metrics). */
   remove(labels: Labels<L>): void {
-    this.series.delete(this.texts.of(labels));
+    this.series.delete(this.texts.series(labels).key);
   }
 
   /**
@@ -99,13 +99,14 @@ export class GroupHistogram<L extends string> {
     let lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} histogram`];
     let inPiece = 0;
     for (const series of this.series.values()) {
+      const inner = `${series.text.head.text}${series.text.tail.text}`;
       let cumulative = 0;
       for (let i = 0; i < series.counts.length; i += 1) {
         cumulative += series.counts[i] ?? 0;
-        lines.push(`${this.bucketPrefixes[i] ?? ""}${series.inner}} ${valueText(cumulative)}`);
+        lines.push(`${this.bucketPrefixes[i] ?? ""}${inner}} ${valueText(cumulative)}`);
       }
-      lines.push(`${this.name}_sum{${series.inner}} ${valueText(series.sum)}`);
-      lines.push(`${this.name}_count{${series.inner}} ${valueText(series.count)}`);
+      lines.push(`${this.name}_sum{${inner}} ${valueText(series.sum)}`);
+      lines.push(`${this.name}_count{${inner}} ${valueText(series.count)}`);
       inPiece += 1;
       if (inPiece === seriesPerPiece) {
         yield lines.join("\n");

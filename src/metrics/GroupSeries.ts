@@ -1,5 +1,5 @@
 import type { Registry } from "prom-client";
-import { escapeHelp, LabelTexts, valueText } from "./LabelTexts.js";
+import { escapeHelp, LabelTexts, valueText, type SeriesText } from "./LabelTexts.js";
 
 export type Labels<L extends string> = Readonly<Record<L, string>>;
 
@@ -9,8 +9,8 @@ export interface Sample<L extends string> {
   labels: Readonly<Record<string, never>>;
   /** The sample's labels, as prom-client's "shared labels" (which it formats once per object). */
   sharedLabels: Labels<L>;
-  /** The label part of the line, shared with the other families (see LabelTexts). */
-  text: string;
+  /** The label part of the line, in pieces shared with the other families (see LabelTexts). */
+  text: SeriesText;
   /** The generation in which the sample was last set (see liveGeneration). */
   generation: number;
 }
@@ -40,9 +40,12 @@ export abstract class GroupSeries<L extends string> {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly L[];
-  /** Every series by its label text. */
+  /** Every series by its key (see SeriesText). */
   protected readonly samples = new Map<string, Sample<L>>();
   private readonly texts: LabelTexts<L>;
+  /** `name{` and `} `: each line is these around the series' shared pieces, then the value. */
+  private readonly open: string;
+  private readonly close: string;
 
   constructor(options: GroupSeriesOptions<L>) {
     this.name = options.name;
@@ -53,6 +56,9 @@ export abstract class GroupSeries<L extends string> {
       shared !== undefined && shared.labelNames.join() === options.labelNames.join()
         ? shared
         : new LabelTexts(options.labelNames);
+    const bare = options.labelNames.length === 0;
+    this.open = bare ? this.name : `${this.name}{`;
+    this.close = bare ? " " : "} ";
     // The registry only needs name, help, type and get()/getForPromString(): its Metric type is
     // the prom-client class, which this is not, so it is registered through a structural cast.
     (options.registry as unknown as { registerMetric(metric: unknown): void }).registerMetric(this);
@@ -64,9 +70,9 @@ export abstract class GroupSeries<L extends string> {
    */
   protected liveGeneration = 0;
 
-  protected textOf(labels: Labels<L>): string {
+  protected textOf(labels: Labels<L>): SeriesText {
     try {
-      return this.texts.of(labels);
+      return this.texts.series(labels);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`${this.name}: ${message}`, { cause: error });
@@ -121,7 +127,8 @@ export abstract class GroupSeries<L extends string> {
     ];
     for (const sample of this.samples.values()) {
       if (sample.generation < this.liveGeneration) continue;
-      lines.push(`${this.name}${sample.text} ${valueText(sample.value)}`);
+      const { head, tail } = sample.text;
+      lines.push(`${this.open}${head.text}${tail.text}${this.close}${valueText(sample.value)}`);
       if (lines.length > seriesPerPiece) {
         // join() copies the lines into one flat string at once: their pieces die young.
         yield lines.join("\n");
@@ -129,6 +136,11 @@ export abstract class GroupSeries<L extends string> {
       }
     }
     if (lines.length > 1 || lines[0] !== "") yield lines.join("\n");
+  }
+
+  /** Removes the series of these labels (a group that went away leaves /metrics). */
+  remove(labels: Labels<L>): void {
+    this.samples.delete(this.textOf(labels).key);
   }
 
   private describe(): {

@@ -239,6 +239,7 @@ export const METRIC_TABLE = {
     lastSweepSuccessTimestampSeconds: {
       name: "stream_janitor_last_sweep_success_timestamp_seconds",
       type: "gauge",
+      perGroup: true,
       help: "Unix time of the group's last successful sweep by this process.",
       labelNames: GROUP,
     },

@@ -80,3 +80,24 @@ describe("GroupCounter", () => {
     expect(() => c.inc(a, Number.NaN)).toThrow(/only grows/u);
   });
 });
+
+describe("LabelTexts", () => {
+  it("keeps one text of a group's pairs for every family, labels object and extra label", () => {
+    const group = new LabelTexts(GROUP);
+    const byStatus = new LabelTexts([...GROUP, "status"] as const);
+    const perGroup = group.series({ stream: "orders", group: "billing" });
+    const again = new LabelTexts(GROUP).series({ stream: "orders", group: "billing" });
+    const ok = byStatus.series({ stream: "orders", group: "billing", status: "ok" });
+    const stuck = byStatus.series({ stream: "orders", group: "billing", status: "stuck" });
+    expect(again.head).toBe(perGroup.head);
+    expect(ok.head).toBe(perGroup.head);
+    expect(stuck.head).toBe(perGroup.head);
+    expect(ok.head.text).toBe('stream="orders",group="billing"');
+    expect([ok.tail.text, stuck.tail.text]).toEqual([',status="ok"', ',status="stuck"']);
+    expect(again.key).toBe(perGroup.key);
+    expect(ok.key).not.toBe(stuck.key);
+    expect(byStatus.of({ stream: "orders", group: "billing", status: "ok" })).toBe(
+      '{stream="orders",group="billing",status="ok"}',
+    );
+  });
+});
