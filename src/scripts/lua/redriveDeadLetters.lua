@@ -146,21 +146,8 @@ for _, entry in ipairs(page) do
           n = n + 2
         end
       end
-      -- x-redrive-count is trusted only as a canonical non-negative integer, like x-delivery-count.
-      local previous = meta['x-redrive-count']
-      local redrives = 0
-      if previous and string.match(previous, '^%d+$') and #previous < 16 then
-        redrives = tonumber(previous)
-      end
-      args[n + 1] = 'x-original-id'
-      args[n + 2] = meta['x-original-id'] or id
-      args[n + 3] = 'x-delivery-count'
-      args[n + 4] = '0'
-      args[n + 5] = 'x-redrive-count'
-      args[n + 6] = tostring(redrives + 1)
-      args[n + 7] = 'x-redriven-at'
-      args[n + 8] = nowMs
-      local copied = redis.pcall(unpack(args, 1, n + 8))
+      n = appendRedriveMetadata(args, n, meta, id, nowMs)
+      local copied = redis.pcall(unpack(args, 1, n))
       if type(copied) == 'table' and copied.err then
         failure = copied.err
         break

@@ -104,21 +104,8 @@ for _, entry in ipairs(batch) do
         n = n + 2
       end
     end
-    -- x-redrive-count is trusted only as a canonical non-negative integer, like x-delivery-count.
-    local previous = meta['x-redrive-count']
-    local redrives = 0
-    if previous and string.match(previous, '^%d+$') and #previous < 16 then
-      redrives = tonumber(previous)
-    end
-    args[n + 1] = 'x-original-id'
-    args[n + 2] = meta['x-original-id'] or entry.id
-    args[n + 3] = 'x-delivery-count'
-    args[n + 4] = '0'
-    args[n + 5] = 'x-redrive-count'
-    args[n + 6] = tostring(redrives + 1)
-    args[n + 7] = 'x-redriven-at'
-    args[n + 8] = nowText
-    redis.call(unpack(args, 1, n + 8))
+    n = appendRedriveMetadata(args, n, meta, entry.id, nowText)
+    redis.call(unpack(args, 1, n))
     redis.call('ZADD', restoredKey, nowText, entry.id)
   end
 end

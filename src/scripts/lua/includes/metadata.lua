@@ -21,3 +21,24 @@ local function metadataNames(...)
   end
   return names
 end
+
+-- Appends a redriven copy's metadata to the XADD arguments `args` (its first `n` filled): the
+-- original's id (kept from an earlier redrive), deliveries back to 0, the redrive count one up,
+-- and the time. An x-redrive-count is trusted only as a canonical non-negative integer, like
+-- x-delivery-count. Returns the new length of `args`.
+local function appendRedriveMetadata(args, n, meta, id, now)
+  local previous = meta['x-redrive-count']
+  local redrives = 0
+  if previous and string.match(previous, '^%d+$') and #previous < 16 then
+    redrives = tonumber(previous)
+  end
+  args[n + 1] = 'x-original-id'
+  args[n + 2] = meta['x-original-id'] or id
+  args[n + 3] = 'x-delivery-count'
+  args[n + 4] = '0'
+  args[n + 5] = 'x-redrive-count'
+  args[n + 6] = tostring(redrives + 1)
+  args[n + 7] = 'x-redriven-at'
+  args[n + 8] = now
+  return n + 8
+end
