@@ -33,18 +33,6 @@ export function recordSweepMetrics(
   });
 }
 
-type GroupLabels = Readonly<{ stream: string; group: string }>;
-
-/**
- * Written out, not `{ ...labels, reason }`: V8 gives each object made by a spread plus a new
- * property a hidden class of its own, and the counters keep these objects, 10,000 groups long.
- */
-const withReason = (labels: GroupLabels, reason: string) => ({
-  stream: labels.stream,
-  group: labels.group,
-  reason,
-});
-
 /**
  * Turns one group's sweep result into counter increments (the leader's view of its work);
  * `redisClockMs` (Redis TIME when the pass ended) stamps the last success.
@@ -58,14 +46,12 @@ export function recordSweep(
   metrics.claimedEntries.inc(labels, result.claimed);
   metrics.requeuedEntries.inc(labels, result.requeued);
   metrics.reassignedEntries.inc(labels, result.reassigned);
-  metrics.deadLetteredEntries.inc(
-    withReason(labels, "max-deliveries"),
-    result.deadLetteredMaxDeliveries,
-  );
-  metrics.deadLetteredEntries.inc(withReason(labels, "action"), result.deadLetteredAction);
+  // incWith: no labels object per reason (the counters would keep one per group and reason).
+  metrics.deadLetteredEntries.incWith(labels, "max-deliveries", result.deadLetteredMaxDeliveries);
+  metrics.deadLetteredEntries.incWith(labels, "action", result.deadLetteredAction);
   if (result.deadLetteredMaxIdle > 0) {
     // Only groups with deadLetterAfterIdleMs have this series (from 0, see initGroupSeries).
-    metrics.deadLetteredEntries.inc(withReason(labels, "max-idle"), result.deadLetteredMaxIdle);
+    metrics.deadLetteredEntries.incWith(labels, "max-idle", result.deadLetteredMaxIdle);
   }
   metrics.claimedFromActiveConsumerEntries.inc(labels, result.claimedFromActiveConsumer);
   metrics.ghostEntries.inc(labels, result.ghosts);
@@ -75,11 +61,7 @@ export function recordSweep(
   if (result.error === undefined) {
     metrics.lastSweepSuccessTimestampSeconds.set(labels, redisClockMs / 1000);
   } else {
-    metrics.sweepFailures.inc({
-      stream: labels.stream,
-      group: labels.group,
-      kind: result.errorKind ?? "redis",
-    });
+    metrics.sweepFailures.incWith(labels, result.errorKind ?? "redis");
   }
 }
 
@@ -106,11 +88,11 @@ function initGroupSeries(metrics: JanitorMetrics, groups: readonly ResolvedGroup
     ]) {
       counter.inc(labels, 0);
     }
-    metrics.deadLetteredEntries.inc(withReason(labels, "max-deliveries"), 0);
-    metrics.deadLetteredEntries.inc(withReason(labels, "action"), 0);
+    metrics.deadLetteredEntries.incWith(labels, "max-deliveries", 0);
+    metrics.deadLetteredEntries.incWith(labels, "action", 0);
     // A reason that only deadLetterAfterIdleMs can give.
     if (deadLetterAfterIdleMs > 0) {
-      metrics.deadLetteredEntries.inc(withReason(labels, "max-idle"), 0);
+      metrics.deadLetteredEntries.incWith(labels, "max-idle", 0);
     }
   }
 }

@@ -4,15 +4,15 @@ import { pipeline } from "node:stream/promises";
 import { constants, createGunzip, createGzip } from "node:zlib";
 import type { Registry } from "prom-client";
 
-/** A registry that can give its text in pieces (JanitorRegistry); any other gives it whole. */
+/** A registry that can give its text in chunks (JanitorRegistry); any other gives it whole. */
 interface PiecewiseRegistry {
-  exposition?: () => AsyncIterable<string>;
+  chunks?: () => AsyncIterable<Buffer>;
 }
 
-async function* piecesOf(registry: Registry): AsyncGenerator<string> {
-  const { exposition } = registry as unknown as PiecewiseRegistry;
-  if (typeof exposition === "function") {
-    for await (const piece of exposition.call(registry)) if (piece !== "") yield piece;
+async function* piecesOf(registry: Registry): AsyncGenerator<Buffer | string> {
+  const { chunks } = registry as unknown as PiecewiseRegistry;
+  if (typeof chunks === "function") {
+    for await (const chunk of chunks.call(registry)) if (chunk.length > 0) yield chunk;
     return;
   }
   yield await registry.metrics();

@@ -1,4 +1,4 @@
-import { GroupSeries, NO_LABELS, type Labels } from "./GroupSeries.js";
+import { GroupSeries, type Labels } from "./GroupSeries.js";
 
 /**
  * A counter with one series per group (per group and reason, kind...): what prom-client's Counter
@@ -12,22 +12,20 @@ export class GroupCounter<L extends string> extends GroupSeries<L> {
     if (!Number.isFinite(value) || value < 0) {
       throw new Error(`${this.name}: a counter only grows, by a finite amount (got ${value})`);
     }
-    const text = this.textOf(labels);
-    const sample = this.samples.get(text.key);
-    if (sample === undefined) {
-      this.samples.set(text.key, {
-        value,
-        labels: NO_LABELS,
-        sharedLabels: labels,
-        text,
-        generation: 0,
-      });
-      return;
+    const { head, tail } = this.textOf(labels);
+    this.store.write(head, tail, value, 0, true);
+  }
+
+  /** Adds to the series of a group's labels and `extra`, its one other label (see GroupGauge.setWith). */
+  incWith(groupLabels: Labels<"stream" | "group">, extra: string, value = 1): void {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new Error(`${this.name}: a counter only grows, by a finite amount (got ${value})`);
     }
-    sample.value += value;
+    const { head, tail } = this.textOf(groupLabels as Labels<L>, extra);
+    this.store.write(head, tail, value, 0, true);
   }
 
   reset(): void {
-    this.samples.clear();
+    this.store.clear();
   }
 }

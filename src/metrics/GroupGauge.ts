@@ -1,30 +1,25 @@
-import { GroupSeries, NO_LABELS, type Labels } from "./GroupSeries.js";
+import { GroupSeries, type Labels } from "./GroupSeries.js";
 
 /**
  * A gauge for the per-group series that every scrape replaces wholesale. reset() only bumps a
- * generation (a sample not set since is not exported) and set() reuses the series' object, so a
+ * generation (a sample not set since is not exported) and set() writes the series' slot, so a
  * scrape allocates nothing per series but the text of its lines.
  */
 export class GroupGauge<L extends string> extends GroupSeries<L> {
   readonly type = "gauge";
 
   set(labels: Labels<L>, value: number): void {
-    const text = this.textOf(labels);
-    const sample = this.samples.get(text.key);
-    if (sample === undefined) {
-      const generation = this.liveGeneration;
-      this.samples.set(text.key, {
-        value,
-        labels: NO_LABELS,
-        sharedLabels: labels,
-        text,
-        generation,
-      });
-      return;
-    }
-    sample.value = value;
-    sample.sharedLabels = labels;
-    sample.generation = this.liveGeneration;
+    const { head, tail } = this.textOf(labels);
+    this.store.write(head, tail, value, this.liveGeneration, false);
+  }
+
+  /**
+   * Sets the series of a group's labels (stream, group) and `extra`, the value of the family's
+   * one other label (a status): no labels object per series (see LabelTexts.seriesWith).
+   */
+  setWith(groupLabels: Labels<"stream" | "group">, extra: string, value: number): void {
+    const { head, tail } = this.textOf(groupLabels as Labels<L>, extra);
+    this.store.write(head, tail, value, this.liveGeneration, false);
   }
 
   /**
@@ -32,9 +27,7 @@ export class GroupGauge<L extends string> extends GroupSeries<L> {
    * not set since the previous reset is deleted for good, so gone groups do not pile up.
    */
   reset(): void {
-    for (const [key, sample] of this.samples) {
-      if (sample.generation < this.liveGeneration) this.samples.delete(key);
-    }
+    this.store.dropBelow(this.liveGeneration);
     this.liveGeneration += 1;
   }
 }

@@ -1,18 +1,17 @@
 import type { Registry } from "prom-client";
-import { escapeHelp, LabelTexts, valueText, type SeriesText } from "./LabelTexts.js";
+import { escapeHelp, LabelTexts, type Interned, type SeriesText } from "./LabelTexts.js";
+import { ExpositionWriter } from "./ExpositionWriter.js";
+import { ColumnStore, MapStore, type SeriesStore } from "./SeriesStore.js";
 
 export type Labels<L extends string> = Readonly<Record<L, string>>;
 
-export interface Sample<L extends string> {
+/** A series as prom-client's renderer reads it (getForPromString). */
+interface PromSample<L extends string> {
   value: number;
   /** Always this empty object: prom-client formats the labels it finds here one by one. */
   labels: Readonly<Record<string, never>>;
   /** The sample's labels, as prom-client's "shared labels" (which it formats once per object). */
   sharedLabels: Labels<L>;
-  /** The label part of the line, in pieces shared with the other families (see LabelTexts). */
-  text: SeriesText;
-  /** The generation in which the sample was last set (see liveGeneration). */
-  generation: number;
 }
 
 export const NO_LABELS: Readonly<Record<string, never>> = Object.freeze({});
@@ -24,6 +23,11 @@ export interface GroupSeriesOptions<L extends string> {
   registry: Registry;
   /** Shared with other families of the same label names (one text per group, not per series). */
   labelTexts?: LabelTexts<L>;
+  /**
+   * The extra label takes values without bound (consumer names): series in a map, not in a
+   * column per value (see SeriesStore).
+   */
+  openLabel?: boolean;
 }
 
 /**
@@ -31,8 +35,9 @@ export interface GroupSeriesOptions<L extends string> {
  * beside the ordinary metrics. prom-client hashes every label set by sorting its keys at each
  * update, keeps a hash string per series, and formats each series' labels again at every scrape:
  * with 10,000 groups that was most of a scrape's Node time and of the process' live heap. Here a
- * series is one small object keyed by its label text, formatted once per labels object and shared
- * by the families (LabelTexts), and JanitorRegistry renders a family with render().
+ * series is a slot in a column of values indexed by its group's row (SeriesStore), its label
+ * text formatted once per group and shared by the families (LabelTexts), and JanitorRegistry
+ * renders a family with pieces().
  */
 export abstract class GroupSeries<L extends string> {
   abstract readonly type: "gauge" | "counter";
@@ -40,12 +45,12 @@ export abstract class GroupSeries<L extends string> {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly L[];
-  /** Every series by its key (see SeriesText). */
-  protected readonly samples = new Map<string, Sample<L>>();
+  /** Every series' value (see SeriesStore). */
+  protected readonly store: SeriesStore;
   private readonly texts: LabelTexts<L>;
   /** `name{` and `} `: each line is these around the series' shared pieces, then the value. */
-  private readonly open: string;
-  private readonly close: string;
+  private readonly open: Buffer;
+  private readonly close: Buffer;
 
   constructor(options: GroupSeriesOptions<L>) {
     this.name = options.name;
@@ -57,8 +62,9 @@ export abstract class GroupSeries<L extends string> {
         ? shared
         : new LabelTexts(options.labelNames);
     const bare = options.labelNames.length === 0;
-    this.open = bare ? this.name : `${this.name}{`;
-    this.close = bare ? " " : "} ";
+    this.open = Buffer.from(bare ? this.name : `${this.name}{`);
+    this.close = Buffer.from(bare ? " " : "} ");
+    this.store = options.openLabel === true ? new MapStore() : new ColumnStore();
     // The registry only needs name, help, type and get()/getForPromString(): its Metric type is
     // the prom-client class, which this is not, so it is registered through a structural cast.
     (options.registry as unknown as { registerMetric(metric: unknown): void }).registerMetric(this);
@@ -70,19 +76,27 @@ export abstract class GroupSeries<L extends string> {
    */
   protected liveGeneration = 0;
 
-  protected textOf(labels: Labels<L>): SeriesText {
+  protected textOf(labels: Labels<L>, extra?: string): SeriesText {
     try {
-      return this.texts.series(labels);
+      return extra === undefined ? this.texts.series(labels) : this.texts.seriesWith(labels, extra);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`${this.name}: ${message}`, { cause: error });
     }
   }
 
-  private *live(): Generator<Sample<L>> {
-    for (const sample of this.samples.values()) {
-      if (sample.generation >= this.liveGeneration) yield sample;
-    }
+  /** The labels of a series, given back from its pieces (in the family's label order). */
+  private labelsOf(head: Interned, tail: Interned): Labels<L> {
+    const values = [...head.values, ...tail.values];
+    return Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]])) as Labels<L>;
+  }
+
+  private live(): PromSample<L>[] {
+    const samples: PromSample<L>[] = [];
+    this.store.forEach(this.liveGeneration, (head, tail, value) => {
+      samples.push({ value, labels: NO_LABELS, sharedLabels: this.labelsOf(head, tail) });
+    });
+    return samples;
   }
 
   /** prom-client's reading interface (JSON, tests): labels as usual. */
@@ -93,7 +107,7 @@ export abstract class GroupSeries<L extends string> {
     aggregator: "sum";
     values: { labels: Labels<L>; value: number }[];
   }> {
-    const values = [...this.live()].map((sample) => ({
+    const values = this.live().map((sample) => ({
       labels: sample.sharedLabels,
       value: sample.value,
     }));
@@ -106,41 +120,39 @@ export abstract class GroupSeries<L extends string> {
     help: string;
     type: "gauge" | "counter";
     aggregator: "sum";
-    values: Sample<L>[];
+    values: PromSample<L>[];
   }> {
-    return Promise.resolve({ ...this.describe(), values: [...this.live()] });
+    return Promise.resolve({ ...this.describe(), values: this.live() });
   }
 
   /** The family in the text exposition format, exactly as prom-client's registry writes it. */
   render(): string {
-    return [...this.pieces()].join("");
+    const writer = new ExpositionWriter();
+    const chunks = [...this.write(writer), ...writer.end()];
+    return Buffer.concat(chunks).toString("utf8").slice(0, -1);
   }
 
   /**
-   * The same text in pieces of `seriesPerPiece` lines that concatenate to render(): a scrape
-   * writes them out one by one instead of holding a family of 10,000 groups as one string.
+   * Writes the family, each line ending in a newline, a span of `rowsPerSpan` groups at a time:
+   * a scrape hands on the chunks filled after each span instead of holding the family whole.
    */
-  *pieces(seriesPerPiece = 2000): Generator<string> {
-    let lines = [
-      `# HELP ${this.name} ${escapeHelp(this.help)}`,
-      `# TYPE ${this.name} ${this.type}`,
-    ];
-    for (const sample of this.samples.values()) {
-      if (sample.generation < this.liveGeneration) continue;
-      const { head, tail } = sample.text;
-      lines.push(`${this.open}${head.text}${tail.text}${this.close}${valueText(sample.value)}`);
-      if (lines.length > seriesPerPiece) {
-        // join() copies the lines into one flat string at once: their pieces die young.
-        yield lines.join("\n");
-        lines = [""];
-      }
+  *write(writer: ExpositionWriter, rowsPerSpan = 2000): Generator<Buffer> {
+    writer.text(`# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n`);
+    const { open, close } = this;
+    const line = (head: Interned, tail: Interned, value: number): void => {
+      writer.line(open, head.bytes, tail.bytes, close, value);
+    };
+    const span = this.store.span();
+    for (let from = 0; from < span; from += rowsPerSpan) {
+      this.store.forEach(this.liveGeneration, line, from, from + rowsPerSpan);
+      yield* writer.full();
     }
-    if (lines.length > 1 || lines[0] !== "") yield lines.join("\n");
   }
 
   /** Removes the series of these labels (a group that went away leaves /metrics). */
   remove(labels: Labels<L>): void {
-    this.samples.delete(this.textOf(labels).key);
+    const { head, tail } = this.textOf(labels);
+    this.store.delete(head, tail);
   }
 
   private describe(): {

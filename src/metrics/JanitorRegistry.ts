@@ -1,6 +1,7 @@
 import { Registry } from "prom-client";
 import { GroupHistogram } from "./GroupHistogram.js";
 import { GroupSeries } from "./GroupSeries.js";
+import { ExpositionWriter } from "./ExpositionWriter.js";
 import { labelText, valueText } from "./LabelTexts.js";
 
 type RenderOne = (this: Registry, metric: unknown) => Promise<string>;
@@ -44,27 +45,39 @@ export class JanitorRegistry extends Registry {
   private readonly labelTexts = new WeakMap<object, string>();
 
   /**
-   * The exposition in pieces that concatenate to metrics(): a family of per-group series in
-   * pieces of a few thousand lines, any other family whole. A scrape compresses them as they
-   * come, so the 27 MB text of a leader of 10,000 groups never exists as one string (nor do
-   * its 40 families at once, which prom-client's metrics() holds before joining them).
+   * The exposition as UTF-8 chunks of a few hundred KB that concatenate to metrics(), each ending
+   * at a line's end. The per-group families write their lines as bytes (ExpositionWriter), any
+   * other family is formatted whole. A scrape compresses the chunks as they come, so the 35 MB
+   * text of a leader of 10,000 groups never exists at once, as bytes or as a string.
    */
-  async *exposition(): AsyncGenerator<string> {
+  async *chunks(): AsyncGenerator<Buffer> {
     if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) {
-      yield await super.metrics();
+      yield Buffer.from(await super.metrics());
       return;
     }
-    let separator = "";
+    const writer = new ExpositionWriter();
+    let first = true;
     for (const metric of this.getMetricsAsArray() as unknown[]) {
-      yield separator;
-      separator = "\n\n";
-      if (metric instanceof GroupSeries || metric instanceof GroupHistogram) yield* metric.pieces();
-      else yield await this.getMetricsAsString(metric);
+      // Families are separated by an empty line.
+      if (!first) writer.text("\n");
+      first = false;
+      if (metric instanceof GroupSeries || metric instanceof GroupHistogram) {
+        yield* metric.write(writer);
+      } else {
+        writer.text(`${await this.getMetricsAsString(metric)}\n`);
+        yield* writer.full();
+      }
     }
-    yield "\n";
+    if (first) writer.text("\n");
+    yield* writer.end();
   }
 
-  /** The whole text at once (tests, JSON-less callers); a scrape streams exposition() instead. */
+  /** The same text as strings, chunk by chunk (each chunk ends at a line's end). */
+  async *exposition(): AsyncGenerator<string> {
+    for await (const chunk of this.chunks()) yield chunk.toString("utf8");
+  }
+
+  /** The whole text at once (tests, JSON-less callers); a scrape streams chunks() instead. */
   override async metrics(): Promise<string> {
     const pieces: string[] = [];
     for await (const piece of this.exposition()) pieces.push(piece);

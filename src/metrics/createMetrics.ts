@@ -54,11 +54,15 @@ export function createMetrics<S extends Record<string, MetricDescription>>(
   const create = (description: MetricDescription): unknown => {
     const { name, help, labelNames } = description;
     if (description.perGroup === true) {
-      const options = { name, help, labelNames, registry, labelTexts: textsFor(labelNames) };
+      const labelTexts = textsFor(labelNames);
+      const options = { name, help, labelNames, registry, labelTexts };
       if (description.type === "histogram") {
         return new GroupHistogram({ ...options, buckets: description.buckets ?? [] });
       }
-      return description.type === "gauge" ? new GroupGauge(options) : new GroupCounter(options);
+      const openLabel = description.openLabel === true;
+      return description.type === "gauge"
+        ? new GroupGauge({ ...options, openLabel })
+        : new GroupCounter({ ...options, openLabel });
     }
     const common = { name, help, labelNames: [...labelNames], registers };
     if (description.type === "histogram") {

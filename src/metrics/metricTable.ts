@@ -16,6 +16,11 @@ export interface MetricDescription {
    * at each scrape.
    */
   readonly perGroup?: true;
+  /**
+   * A per-group family whose extra label takes values without bound (consumer names): kept in a
+   * map by series rather than in a column of values per label value (see SeriesStore).
+   */
+  readonly openLabel?: true;
   readonly buckets?: readonly number[];
 }
 
@@ -164,6 +169,7 @@ export const METRIC_TABLE = {
       perGroup: true,
       help: "Pending entries per consumer (XPENDING summary), only with metrics.perConsumer: at most metrics.maxConsumersPerGroup consumers per group, those with the most pending; consumers with nothing pending have no sample.",
       labelNames: [...GROUP, "consumer"],
+      openLabel: true,
     },
     claimedEntries: {
       name: "stream_janitor_claimed_entries_total",

@@ -2,7 +2,6 @@ import type { Logger } from "pino";
 import type { JanitorConfig } from "../core/configTypes.js";
 import {
   GROUP_STATUSES,
-  type GroupStatus,
   type GroupStatusReport,
   type StatusBoard,
   type StatusReport,
@@ -41,23 +40,19 @@ export interface StatusSamplerOptions extends AnnounceTo {
   random?: () => number;
 }
 
-/** One group's window and verdict; the labels objects are kept so their text is made once. */
+/** One group's window and verdict; the labels object is kept so its text is made once. */
 interface GroupTrack {
   group: ResolvedGroup;
   samples: StatusSample[];
   verdict: Verdict | undefined;
   report: GroupStatusReport | undefined;
-  labels: Readonly<Record<GroupStatus, { stream: string; group: string; status: string }>>;
+  labels: Readonly<{ stream: string; group: string }>;
   /** The stream's answer for the latest stall candidate's read position (checkLagBacked). */
   lagCheck?: LagCheck;
 }
 
 function labelsOf(group: ResolvedGroup): GroupTrack["labels"] {
-  const entries = GROUP_STATUSES.map((status) => [
-    status,
-    { stream: group.stream, group: group.group, status },
-  ]);
-  return Object.fromEntries(entries) as GroupTrack["labels"];
+  return Object.freeze({ stream: group.stream, group: group.group });
 }
 
 /**
@@ -243,7 +238,7 @@ export class StatusSampler implements StatusBoard {
     for (const track of this.tracks.values()) {
       const status = track.report?.status;
       if (status === undefined) continue;
-      for (const name of GROUP_STATUSES) gauge.set(track.labels[name], name === status ? 1 : 0);
+      for (const name of GROUP_STATUSES) gauge.setWith(track.labels, name, name === status ? 1 : 0);
     }
   }
 }

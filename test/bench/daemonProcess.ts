@@ -43,7 +43,10 @@ export async function startDaemonChild(
   const configPath = join(dir, "stream-janitor.yaml");
   // Compact: 1,000 listed groups must fit the 64 KiB cap on configuration files.
   await writeFile(configPath, JSON.stringify(config));
-  const child = spawn(process.execPath, [cliPath, "run", "--config", configPath], {
+  // BENCH_NODE_ARGS: node flags NODE_OPTIONS refuses (`--cpu-prof --cpu-prof-dir=DIR`, a profile
+  // of the daemon written when it exits).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+  const child = spawn(process.execPath, [...nodeArgs, cliPath, "run", "--config", configPath], {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
