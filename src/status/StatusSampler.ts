@@ -116,6 +116,8 @@ export class StatusSampler implements StatusBoard {
           verdict: track?.verdict,
           report: track?.report,
           labels: labelsOf(group),
+          // Discovery hands over new group objects at each scan: the stream's answer still holds.
+          ...(track?.lagCheck === undefined ? {} : { lagCheck: track.lagCheck }),
         });
       }
     }

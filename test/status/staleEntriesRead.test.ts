@@ -107,3 +107,23 @@ describe("a lag the stream does not back (stale entries-read after an AOF restar
     }
   });
 });
+
+describe("the stream's answer for a stall candidate", () => {
+  it("is read once per read position, also across discovery handing over new group objects", async () => {
+    const stream = uniquePrefix("lag-check-kept");
+    await redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
+    await add(stream, 3);
+    const test = createTestSampler(redis, [groupConfig(stream)], { window: 3 });
+    test.sampler.setCapabilities(await detectCapabilities(redis));
+    await redis.call("CONFIG", "RESETSTAT");
+    for (let round = 0; round < 3; round += 1) await test.sampler.sampleOnce();
+    expect(await xrangeCalls()).toBe(1);
+    // A discovery scan resolves the same group again: a new object with the same id.
+    for (let round = 0; round < 3; round += 1) {
+      test.sampler.setGroups([{ ...groupConfig(stream) }]);
+      await test.sampler.sampleOnce();
+    }
+    expect(await xrangeCalls()).toBe(1);
+    expect(test.sampler.statusOf(groupConfig(stream).id)?.sample.lag).toBe(3);
+  });
+});
