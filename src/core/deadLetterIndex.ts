@@ -20,16 +20,34 @@ export interface DeadLetterIndexKeys {
   floor: string;
 }
 
-export function deadLetterIndexKeys(
-  group: Pick<ResolvedGroup, "stream" | "group" | "deadLetterStream">,
-): DeadLetterIndexKeys {
+type IndexOwner = Pick<ResolvedGroup, "stream" | "group" | "deadLetterStream">;
+
+/**
+ * Keys by group object: every scrape, status sample and sweep pass asks for every group's, and
+ * made anew they were three strings per group per call. A group object whose names changed
+ * since (not one the daemon makes) gets its keys again.
+ */
+const known = new WeakMap<object, { from: IndexOwner; keys: DeadLetterIndexKeys }>();
+
+export function deadLetterIndexKeys(group: IndexOwner): DeadLetterIndexKeys {
+  const cached = known.get(group);
+  if (
+    cached?.from.stream === group.stream &&
+    cached.from.group === group.group &&
+    cached.from.deadLetterStream === group.deadLetterStream
+  ) {
+    return cached.keys;
+  }
   const index = sameSlotKey(
     group.deadLetterStream,
     `index:${group.stream.length}:${group.stream}:${group.group}`,
   );
-  return {
+  const keys = {
     index,
     state: sameSlotKey(index, "state"),
     floor: sameSlotKey(group.deadLetterStream, "index-floor"),
   };
+  const { stream, group: name, deadLetterStream } = group;
+  known.set(group, { from: { stream, group: name, deadLetterStream }, keys });
+  return keys;
 }

@@ -39,7 +39,9 @@ function readingOf(
     case "no-group":
       return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
     case "read": {
-      const values: GroupValues = { ...read.stats, streamLength };
+      // The parsed stats are this reading's own: completed in place, not copied (10,000 groups
+      // per scrape, and a copy by spread cost a scrape tens of ms).
+      const values: GroupValues = Object.assign(read.stats, { streamLength });
       return { group, state: "ok", values };
     }
   }
