@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { gunzipSync } from "node:zlib";
-import { imageNodeOptions } from "../deploy/dockerfile.js";
+import { imageEnvironment, imageNodeOptions } from "../deploy/dockerfile.js";
 
 /** A `stream-janitor run` child process, as an operator would run it. */
 export interface DaemonChild {
@@ -46,17 +46,19 @@ export async function startDaemonChild(
   // BENCH_NODE_ARGS: node flags NODE_OPTIONS refuses (`--cpu-prof --cpu-prof-dir=DIR`, a profile
   // of the daemon written when it exits).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+  const dockerfile = await readFile(new URL("Dockerfile", ROOT), "utf8");
+  // The image's allocator setting too: glibc's arenas per thread are part of the RSS measured.
+  const arenas = imageEnvironment(dockerfile).get("MALLOC_ARENA_MAX");
   const child = spawn(process.execPath, [...nodeArgs, cliPath, "run", "--config", configPath], {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
       STREAM_JANITOR_CONFIG: "",
+      ...(arenas === undefined ? {} : { MALLOC_ARENA_MAX: arenas }),
       // The image's NODE_OPTIONS (the V8 heap cap above all): a child measured without them
       // would show V8's lazy collection on a large host, not what the image runs.
       // BENCH_NODE_OPTIONS replaces them for a by-hand run (another heap cap, say).
-      NODE_OPTIONS:
-        process.env.BENCH_NODE_OPTIONS ??
-        imageNodeOptions(await readFile(new URL("Dockerfile", ROOT), "utf8")),
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? imageNodeOptions(dockerfile),
     },
   });
   running.add(child);

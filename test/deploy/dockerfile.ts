@@ -105,3 +105,14 @@ export function imageNodeOptions(dockerfileText: string): string {
   if (options === undefined) throw new Error("the Dockerfile's final stage sets no NODE_OPTIONS");
   return options;
 }
+
+/** Every variable the final stage's ENV instructions set (the last value of each). */
+export function imageEnvironment(dockerfileText: string): Map<string, string> {
+  const { stages } = parseDockerfile(dockerfileText);
+  const env = new Map<string, string>();
+  for (const instruction of stages[stages.length - 1]?.instructions ?? []) {
+    if (instruction.keyword !== "ENV") continue;
+    for (const [key, value] of keyValues(instruction.args)) env.set(key, value);
+  }
+  return env;
+}
