@@ -1,5 +1,6 @@
 import type { SweepErrorKind } from "./GroupSweepResult.js";
 import { redisErrorOf, type RedisErrorCode } from "../redis/redisErrors.js";
+import { ScriptReplyError } from "../scripts/scriptReplies.js";
 
 /**
  * The error codes the sweep script refuses with (see the header of src/scripts/lua/sweepPage.lua),
@@ -23,10 +24,14 @@ function isSweepErrorCode(code: RedisErrorCode): code is SweepErrorCode {
 
 /**
  * The kind of a failed sweep, by the code of its error: a refusal's kind, `script` for any other
- * error Redis answered with (a command's, or a script's own failure), `redis` when Redis did not
- * answer (connection, timeout).
+ * error Redis answered with (a command's, or a script's own failure) and for a script reply that
+ * did not parse (Lua and TypeScript disagree), `redis` when Redis did not answer (connection,
+ * timeout).
  */
 export function classifySweepError(error: unknown): { kind: SweepErrorKind; message: string } {
+  if (error instanceof ScriptReplyError) {
+    return { kind: "script", message: `the script's reply did not parse: ${error.message}` };
+  }
   const answered = redisErrorOf(error);
   if (answered === undefined) {
     return { kind: "redis", message: error instanceof Error ? error.message : String(error) };
