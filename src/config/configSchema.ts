@@ -1,6 +1,7 @@
 import type convict from "convict";
 import { ConfigError, type ConfigProblems } from "./ConfigError.js";
 import { defaultDeadLetterStream } from "../core/resolveGroup.js";
+import { leaseTimingProblem } from "../core/leaseTimingRule.js";
 import { durationExpected } from "./parseDuration.js";
 import {
   GROUP_ACTIONS,
@@ -409,18 +410,11 @@ function checkRetryLaneAction(
   }
 }
 
-/** client-go's leader-election rule, with the same choice of which key to blame. */
+/** The lease timing rule (the Lease checks the same), blaming a key by its full path. */
 function checkLeaseRule(lease: JanitorConfig["lease"]): void {
-  const rule = "rule: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs";
-  if (lease.ttlMs <= lease.renewDeadlineMs) {
-    const expected = `more than lease.renewDeadlineMs (${lease.renewDeadlineMs}); ${rule}`;
-    throw new ConfigError("lease.ttlMs", lease.ttlMs, expected);
-  }
-  // Integer arithmetic: 1.2 * 3 is 3.5999999999999996 in floating point.
-  if (lease.renewDeadlineMs * 5 <= lease.retryPeriodMs * 6) {
-    const bound = (lease.retryPeriodMs * 6) / 5;
-    const expected = `more than 1.2 * lease.retryPeriodMs (${bound}); ${rule}`;
-    throw new ConfigError("lease.renewDeadlineMs", lease.renewDeadlineMs, expected);
+  const problem = leaseTimingProblem(lease, (key) => `lease.${key}`);
+  if (problem !== undefined) {
+    throw new ConfigError(`lease.${problem.key}`, problem.value, problem.expected);
   }
 }
 
