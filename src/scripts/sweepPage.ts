@@ -79,14 +79,16 @@ export interface PageResult {
  * The script's refusals, each before anything changed (NOGROUP is Redis' own, passed on); the
  * sweep reports them by kind (SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts).
  */
-export const SWEEP_PAGE_ERRORS: readonly RedisErrorCode[] = [
+export const SWEEP_PAGE_ERRORS = [
   "FENCED",
   "NOSTREAM",
   "WRONGTYPE",
   "NOGROUP",
   "IDSEXHAUSTED",
   "CONSUMERBUSY",
-];
+] as const satisfies readonly RedisErrorCode[];
+
+export type SweepPageError = (typeof SWEEP_PAGE_ERRORS)[number];
 
 /** The script's action argument: monitor groups never reach the script. */
 function scriptAction(action: GroupAction): string {
