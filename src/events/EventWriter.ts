@@ -1,3 +1,5 @@
+import { backgroundTimers } from "../core/timers.js";
+import { withTimeout } from "../core/withTimeout.js";
 import type { Logger } from "pino";
 import type { EventMetrics } from "../metrics/eventMetrics.js";
 import { redisNowMs } from "../redis/redisNowMs.js";
@@ -107,13 +109,8 @@ export class EventWriter {
 
   /** At shutdown: lets the last events (lease-lost) reach Redis, waiting at most `timeoutMs`. */
   async flush(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-      timer.unref();
-    });
-    await Promise.race([this.settled(), timeUp]);
-    clearTimeout(timer);
+    // Background timers: the wait must not keep a stopping process alive.
+    await withTimeout(this.settled(), timeoutMs, () => undefined, backgroundTimers);
   }
 
   /** Sends the queue batch after batch until it is empty; never rejects. */

@@ -1,3 +1,4 @@
+import { withTimeout } from "../../core/withTimeout.js";
 import { hostname } from "node:os";
 import { appendEvent, type AdvisoryEvent } from "../../events/EventWriter.js";
 import type { OperatorSession } from "./OperatorCommand.js";
@@ -22,23 +23,17 @@ export async function writeOperatorEvent(
   const { stream: streamKey, maxLen } = session.config.events;
   if (streamKey === "") return;
   const by = `operator@${hostname()}`;
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no reply within ${EVENT_TIMEOUT_MS}ms`)),
-      EVENT_TIMEOUT_MS,
-    );
-  });
   try {
-    await Promise.race([
+    await withTimeout(
       appendEvent({ redis: session.redis, streamKey, maxLen, by }, event),
-      timeUp,
-    ]);
+      EVENT_TIMEOUT_MS,
+      (): never => {
+        throw new Error(`no reply within ${EVENT_TIMEOUT_MS}ms`);
+      },
+    );
   } catch (error) {
     session.stderr.write(
       `stream-janitor: warning: the ${event.type} event was not written to ${streamKey} (${firstLine(error)}); the work it reports is done\n`,
     );
-  } finally {
-    clearTimeout(timer);
   }
 }
