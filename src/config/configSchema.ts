@@ -169,7 +169,7 @@ function leaf<T>(
   };
 }
 
-/** Contract section 3. Environment overrides are convict's `env`; they beat the file. */
+/** README "Configuration". Environment overrides are convict's `env`; they beat the file. */
 export const janitorSchema = {
   redis: {
     url: leaf("redis://127.0.0.1:6379", "Redis URL; rediss:// for TLS; unix:///path", redisUrl, {
@@ -223,7 +223,7 @@ export const janitorSchema = {
     ttlMs: leaf(15000, "how long a crashed leader blocks take-over", duration),
     renewDeadlineMs: leaf(10000, "the leader stops acting if not renewed for this long", duration),
     retryPeriodMs: leaf(2000, "renew cadence; standby acquire cadence", duration),
-    // Beyond the contract: see README "Sentinel" for the trade-off.
+    // See README "Sentinel" for the trade-off.
     waitReplicas: leaf(0, "> 0: WAIT for this many replicas after acquiring", integer(0, 100)),
     waitTimeoutMs: leaf(500, "bound on that WAIT; below retryPeriodMs", duration),
   },
@@ -242,7 +242,7 @@ export const janitorSchema = {
       nonEmptyString,
     ),
   },
-  // Beyond the contract: how the gauges are collected.
+  // How the gauges are collected (README "HTTP and metrics").
   metrics: {
     perConsumer: leaf(
       false,

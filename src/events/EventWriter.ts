@@ -7,7 +7,7 @@ import { runAppendEvents, type EncodedEvent } from "../scripts/appendEvents.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { outageField } from "../redis/outageField.js";
 
-/** The event types of contract section 8. */
+/** The event types (README "Configuration", `events.*`). */
 type EventType =
   | "dead-lettered"
   | "requeued"
@@ -38,7 +38,7 @@ export interface AdvisoryEvent {
   detail?: Record<string, unknown>;
 }
 
-/** At most this many ids per event (contract section 8). */
+/** At most this many ids per event: an event stays small however many entries it counts. */
 const MAX_EVENT_IDS = 20;
 /**
  * Events not yet answered by Redis (queued or in the call in flight) beyond this are dropped and
@@ -161,7 +161,7 @@ interface CommandRedis {
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
-/** The events stream's field names, in the contract's order (the script writes the same). */
+/** The events stream's field names, in the README's order (the script writes the same). */
 const FIELD_NAMES = ["type", "at", "stream", "group", "count", "ids", "detail"] as const;
 
 /**

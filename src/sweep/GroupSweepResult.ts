@@ -113,7 +113,7 @@ export function emptyResult(stream: string, group: string): GroupSweepResult {
   };
 }
 
-/** The `sweep --json` shape of contract section 2. */
+/** The `sweep --json` shape (README "Running it"). */
 export type GroupSummary =
   | {
       stream: string;

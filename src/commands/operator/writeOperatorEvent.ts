@@ -11,7 +11,7 @@ function firstLine(error: unknown): string {
 }
 
 /**
- * The advisory event of an operator command (contract section 8), `by` operator@<hostname>,
+ * The advisory event of an operator command (README "Configuration", `events.*`), `by` operator@<hostname>,
  * written after the work it reports and best effort, as the daemon's: a write that fails (a
  * read-only ACL user, events.stream gone, Redis slow) is one warning on stderr and changes
  * neither the output nor the exit code.
