@@ -7,7 +7,7 @@ export type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
  * SIGINT and SIGTERM for a one-shot command (sweep, check-config, the operator commands): the
  * first one aborts `signal`, so the command stops at its next safe point and prints what it did;
  * a second one exits at once. The command then exits 130 (SIGINT) or 143 (SIGTERM), all alike
- * (contract section 2). `run` has its own handling: there a signal is the normal, graceful stop.
+ * (README "Running it"). `run` has its own handling: there a signal is the normal, graceful stop.
  */
 export class Interruption {
   private readonly controller = new AbortController();

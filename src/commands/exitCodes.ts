@@ -1,4 +1,4 @@
-/** Exit codes of contract section 2 (75 and 78 are EX_TEMPFAIL and EX_CONFIG from sysexits.h). */
+/** Exit codes (README "Running it"; 75 and 78 are EX_TEMPFAIL and EX_CONFIG from sysexits.h). */
 export const EXIT = {
   ok: 0,
   failure: 1,

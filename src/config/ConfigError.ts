@@ -1,6 +1,6 @@
 import { maskRedisUrl, SECRET_MASK } from "./formatEffectiveConfig.js";
 
-/** Exit code of an invalid configuration (EX_CONFIG from sysexits.h; contract section 2). */
+/** Exit code of an invalid configuration (EX_CONFIG from sysexits.h; README "Running it"). */
 const CONFIG_EXIT_CODE = 78;
 
 // Matches misspelt keys too (`pasword`), so that a typo does not print the secret it holds.

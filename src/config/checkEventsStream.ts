@@ -2,7 +2,7 @@ import { ConfigError, type ConfigProblems } from "./ConfigError.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 
 /**
- * The advisory events stream is the janitor's own output (contract section 8): never swept, never
+ * The advisory events stream is the janitor's own output (README "Configuration", `events.*`): never swept, never
  * trimmed by `retention` (its cap is events.maxLen). Listing it as either is a mistake to report,
  * not to carry out. (Discovery leaves it out by itself.)
  */

@@ -1,6 +1,6 @@
 import { ConfigError } from "./ConfigError.js";
 
-/** The sections that give `run` and `sweep` something to do (contract section 2). */
+/** The sections that give `run` and `sweep` something to do (README "Running it"). */
 const WORK_SECTIONS = ["groups", "discover", "retention"] as const;
 
 /**

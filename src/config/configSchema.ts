@@ -1,6 +1,7 @@
 import type convict from "convict";
 import { ConfigError, type ConfigProblems } from "./ConfigError.js";
 import { defaultDeadLetterStream } from "../core/resolveGroup.js";
+import { leaseTimingProblem } from "../core/leaseTimingRule.js";
 import { durationExpected } from "./parseDuration.js";
 import {
   GROUP_ACTIONS,
@@ -168,7 +169,7 @@ function leaf<T>(
   };
 }
 
-/** Contract section 3. Environment overrides are convict's `env`; they beat the file. */
+/** README "Configuration". Environment overrides are convict's `env`; they beat the file. */
 export const janitorSchema = {
   redis: {
     url: leaf("redis://127.0.0.1:6379", "Redis URL; rediss:// for TLS; unix:///path", redisUrl, {
@@ -222,7 +223,7 @@ export const janitorSchema = {
     ttlMs: leaf(15000, "how long a crashed leader blocks take-over", duration),
     renewDeadlineMs: leaf(10000, "the leader stops acting if not renewed for this long", duration),
     retryPeriodMs: leaf(2000, "renew cadence; standby acquire cadence", duration),
-    // Beyond the contract: see README "Sentinel" for the trade-off.
+    // See README "Sentinel" for the trade-off.
     waitReplicas: leaf(0, "> 0: WAIT for this many replicas after acquiring", integer(0, 100)),
     waitTimeoutMs: leaf(500, "bound on that WAIT; below retryPeriodMs", duration),
   },
@@ -241,7 +242,7 @@ export const janitorSchema = {
       nonEmptyString,
     ),
   },
-  // Beyond the contract: how the gauges are collected.
+  // How the gauges are collected (README "HTTP and metrics").
   metrics: {
     perConsumer: leaf(
       false,
@@ -409,18 +410,11 @@ function checkRetryLaneAction(
   }
 }
 
-/** client-go's leader-election rule, with the same choice of which key to blame. */
+/** The lease timing rule (the Lease checks the same), blaming a key by its full path. */
 function checkLeaseRule(lease: JanitorConfig["lease"]): void {
-  const rule = "rule: ttlMs > renewDeadlineMs > 1.2 * retryPeriodMs";
-  if (lease.ttlMs <= lease.renewDeadlineMs) {
-    const expected = `more than lease.renewDeadlineMs (${lease.renewDeadlineMs}); ${rule}`;
-    throw new ConfigError("lease.ttlMs", lease.ttlMs, expected);
-  }
-  // Integer arithmetic: 1.2 * 3 is 3.5999999999999996 in floating point.
-  if (lease.renewDeadlineMs * 5 <= lease.retryPeriodMs * 6) {
-    const bound = (lease.retryPeriodMs * 6) / 5;
-    const expected = `more than 1.2 * lease.retryPeriodMs (${bound}); ${rule}`;
-    throw new ConfigError("lease.renewDeadlineMs", lease.renewDeadlineMs, expected);
+  const problem = leaseTimingProblem(lease, (key) => `lease.${key}`);
+  if (problem !== undefined) {
+    throw new ConfigError(`lease.${problem.key}`, problem.value, problem.expected);
   }
 }
 

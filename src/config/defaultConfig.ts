@@ -8,7 +8,7 @@ function defaultsOf(node: SchemaNode): unknown {
 }
 
 /**
- * The configuration an empty file gives (contract section 3): every value is the default of
+ * The configuration an empty file gives (README "Configuration"): every value is the default of
  * configSchema, where each default is defined, once. A fresh object at each call.
  */
 export function defaultConfig(): JanitorConfig {

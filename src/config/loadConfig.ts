@@ -1,3 +1,4 @@
+import { withTimeout } from "../core/withTimeout.js";
 import { lookup } from "node:dns/promises";
 import { extname } from "node:path";
 import type { Document } from "yaml";
@@ -198,21 +199,14 @@ function documentValue(document: Document): Parsed {
 
 /** A host that does not resolve would fail only when the HTTP server binds: say so now. */
 async function checkHostResolves(host: string): Promise<ConfigError | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve("ETIMEOUT"), HOST_LOOKUP_TIMEOUT_MS);
-  });
-  const outcome = await Promise.race([
-    lookup(host).then(
-      () => undefined,
-      (error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        return typeof code === "string" ? code : "lookup failed";
-      },
-    ),
-    timeout,
-  ]);
-  clearTimeout(timer);
+  const looked = lookup(host).then(
+    () => undefined,
+    (error: unknown) => {
+      const code = (error as { code?: unknown }).code;
+      return typeof code === "string" ? code : "lookup failed";
+    },
+  );
+  const outcome = await withTimeout(looked, HOST_LOOKUP_TIMEOUT_MS, () => "ETIMEOUT");
   if (outcome === undefined) return undefined;
   return new ConfigError(
     "http.host",

@@ -18,7 +18,7 @@ export function durationExpected(min: number, max?: number): string {
 }
 
 /**
- * The file's durations in milliseconds: every key ending in `Ms` (contract section 3), at any
+ * The file's durations in milliseconds: every key ending in `Ms` (README "Configuration"), at any
  * depth (sections, `groups`, `discover`, `retention` entries; lists such as `backoffMs`), whose
  * value parses as a duration. Anything else is left as it is, for the schema's checks to report
  * with the key, the value and the expected form.

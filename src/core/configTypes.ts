@@ -1,4 +1,4 @@
-/** The validated, effective configuration (contract section 3). Durations are milliseconds. */
+/** The validated, effective configuration (README "Configuration"). Durations are milliseconds. */
 
 export type GroupAction = "requeue" | "reassign" | "dead-letter" | "monitor";
 
@@ -104,9 +104,9 @@ export interface JanitorConfig {
   http: {
     host: string;
     port: number;
-    /** Contract section 4: protects every path but /livez and /readyz; "" is off. */
+    /** README "HTTP authentication": protects every path but /livez and /readyz; "" is off. */
     auth: { bearerTokenFile: string; basicAuthFile: string };
-    /** Contract section 10: the read-only web console at /ui. */
+    /** README "Web console": the read-only web console at /ui. */
     ui: { enabled: boolean; showBodies: boolean };
   };
   log: { level: string };
@@ -130,7 +130,7 @@ export interface JanitorConfig {
     /** The janitor's own consumer inside each group. */
     consumerName: string;
   };
-  /** Extensions beyond contract section 3: how the gauges are collected. */
+  /** How the gauges are collected (README "HTTP and metrics"). */
   metrics: {
     /** Per-consumer series (off by default: consumer names are unbounded). */
     perConsumer: boolean;
@@ -145,12 +145,12 @@ export interface JanitorConfig {
   discover: DiscoverConfig[];
   discovery: DiscoveryConfig;
   /**
-   * Group status (contract section 9): one sample of every group per `intervalMs`, a verdict over
+   * Group status (README "Group status"): one sample of every group per `intervalMs`, a verdict over
    * the last `window` samples; `stuckAfterMs` 0 means 10 x the group's minIdleMs.
    */
   status: { intervalMs: number; window: number; stuckAfterMs: number };
-  /** Advisory events (contract section 8): `stream` "" turns them off; `maxLen` is approximate. */
+  /** Advisory events (README "Configuration", `events.*`): `stream` "" turns them off; `maxLen` is approximate. */
   events: { stream: string; maxLen: number };
-  /** Safe trimming per stream (contract section 3). */
+  /** Safe trimming per stream (README "Operating", `trim`). */
   retention: RetentionConfig[];
 }

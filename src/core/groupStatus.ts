@@ -1,5 +1,5 @@
 /**
- * Group status (contract section 9): the words of the verdict and the shape /status.json serves.
+ * Group status (README "Group status"): the words of the verdict and the shape /status.json serves.
  * Defined here, at the bottom, because the sampler that computes it, the HTTP endpoint and the
  * web console that show it, the metrics that export it and the commands that print it all share
  * one vocabulary.

@@ -1,7 +1,7 @@
 /**
  * Every periodic wait (standby attempts, sweep passes, PEL scans) is stretched by up to this share
  * at random, so that replicas started together do not stay in step. The lease's timing rule
- * (renewDeadlineMs > 1.2 * retryPeriodMs) is written for this value.
+ * (src/core/leaseTimingRule.ts) follows this value.
  */
 export const JITTER_SHARE = 0.2;
 

@@ -9,7 +9,7 @@ type Events = Pick<EventWriter, "write">;
 
 /**
  * Subscribes the advisory events to a supervisor's outcomes: per group and sweep, one event per
- * action that moved anything (contract section 8). Failed sweeps report what they did before
+ * action that moved anything (README "Configuration", `events.*`). Failed sweeps report what they did before
  * the error too. Writes are fire-and-forget: the pass never waits for them.
  */
 export function recordSweepEvents(

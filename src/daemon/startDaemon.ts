@@ -21,7 +21,7 @@ import { bootInBackground } from "./bootInBackground.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
 import { createReloader } from "./createReloader.js";
-import { startScrapeEndpoint } from "./startScrapeEndpoint.js";
+import { startHttpEndpoint } from "./startHttpEndpoint.js";
 import { TeardownStack } from "./TeardownStack.js";
 
 export interface RunningDaemon {
@@ -81,7 +81,7 @@ export async function startDaemon(
     const janitor = createJanitor(config, { logger, registry, version, connect });
     // Runs after the lease and supervisor stopped, before the connections close.
     teardown.push("events", () => janitor.events.flush(EVENTS_FLUSH_MS));
-    // The scrape's reads are bounded as a whole by metrics.scrapeTimeoutMs (contract section 3):
+    // The scrape's reads are bounded as a whole by metrics.scrapeTimeoutMs (README "Configuration"):
     // a shorter bound per command would fail the tail of a large scrape before that.
     const metricsRedis = connect("metrics", metricsCommandTimeoutMs(config));
     const reloadGauge = createReloadGauge(registry);
@@ -107,7 +107,7 @@ export async function startDaemon(
       registry,
     });
     teardown.push("discovery", () => discovery.stop());
-    // Every replica judges every group (contract section 9), on its own connection: a sample
+    // Every replica judges every group (README "Group status"), on its own connection: a sample
     // never queues on the scrape's socket nor shares its per-command bound (the latency cost was
     // the same either way at 1,000 groups: test/bench/RESULTS.md, issue 24).
     const sampler = new StatusSampler({
@@ -136,7 +136,7 @@ export async function startDaemon(
         createConsoleRoute({ board, sweeps, groups: groupSet, redis: metricsRedis, config }),
       );
     }
-    const http = await startScrapeEndpoint({
+    const http = await startHttpEndpoint({
       config,
       registry,
       logger,

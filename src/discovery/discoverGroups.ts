@@ -190,7 +190,7 @@ export async function scanDiscoverPatterns(
     }
   }
   const outputs = outputStreams([...listed, ...candidates]);
-  // The advisory events stream is the janitor's output too (contract section 8).
+  // The advisory events stream is the janitor's own output: never a group to sweep.
   const eventsStream = config.events?.stream ?? "";
   if (eventsStream !== "") outputs.add(eventsStream);
   const unclaimed = candidates.filter((group) => !outputs.has(group.stream)).sort(byName);

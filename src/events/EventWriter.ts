@@ -1,3 +1,5 @@
+import { backgroundTimers } from "../core/timers.js";
+import { withTimeout } from "../core/withTimeout.js";
 import type { Logger } from "pino";
 import type { EventMetrics } from "../metrics/eventMetrics.js";
 import { redisNowMs } from "../redis/redisNowMs.js";
@@ -5,7 +7,7 @@ import { runAppendEvents, type EncodedEvent } from "../scripts/appendEvents.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { outageField } from "../redis/outageField.js";
 
-/** The event types of contract section 8. */
+/** The event types (README "Configuration", `events.*`). */
 type EventType =
   | "dead-lettered"
   | "requeued"
@@ -36,7 +38,7 @@ export interface AdvisoryEvent {
   detail?: Record<string, unknown>;
 }
 
-/** At most this many ids per event (contract section 8). */
+/** At most this many ids per event: an event stays small however many entries it counts. */
 const MAX_EVENT_IDS = 20;
 /**
  * Events not yet answered by Redis (queued or in the call in flight) beyond this are dropped and
@@ -107,13 +109,8 @@ export class EventWriter {
 
   /** At shutdown: lets the last events (lease-lost) reach Redis, waiting at most `timeoutMs`. */
   async flush(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-      timer.unref();
-    });
-    await Promise.race([this.settled(), timeUp]);
-    clearTimeout(timer);
+    // Background timers: the wait must not keep a stopping process alive.
+    await withTimeout(this.settled(), timeoutMs, () => undefined, backgroundTimers);
   }
 
   /** Sends the queue batch after batch until it is empty; never rejects. */
@@ -164,7 +161,7 @@ interface CommandRedis {
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
-/** The events stream's field names, in the contract's order (the script writes the same). */
+/** The events stream's field names, in the README's order (the script writes the same). */
 const FIELD_NAMES = ["type", "at", "stream", "group", "count", "ids", "detail"] as const;
 
 /**

@@ -1,4 +1,4 @@
-/** One advisory event as read back from the events stream (contract section 8). */
+/** One advisory event as read back from the events stream (README "Configuration", `events.*`). */
 export interface AdvisoryEventRecord {
   id: string;
   type: string;

@@ -3,7 +3,7 @@ import type { HttpRoute } from "./HttpRoute.js";
 import { send } from "./send.js";
 
 /**
- * GET /status.json (contract sections 4 and 9): the board's report as of its latest sample,
+ * GET /status.json (README "Group status"): the board's report as of its latest sample,
  * the same body on every replica; `stream-janitor status --json` prints the same.
  */
 export function statusJsonRoute(board: StatusBoard): HttpRoute {

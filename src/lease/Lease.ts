@@ -4,7 +4,8 @@ import type { Logger } from "pino";
 import type { Lock } from "redlock";
 import { connectionOfKey } from "../redis/connectionOfKey.js";
 import { ActiveTerm } from "./ActiveTerm.js";
-import { LeaseLock, type AcquireResult, type LeaseHolder } from "./LeaseLock.js";
+import { LeaseLock, type AcquireResult } from "./LeaseLock.js";
+import type { LeaseHolder } from "../core/leaseHolder.js";
 import { OutageLog } from "./OutageLog.js";
 import { checkLeaseTimings } from "./checkLeaseTimings.js";
 import { reportLeaseMetrics } from "./reportLeaseMetrics.js";
@@ -23,9 +24,9 @@ const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
  * retryPeriodMs (plus jitter), the leader renews every retryPeriodMs and stops acting when no
  * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term). Like
- * client-go's elector it refuses timings that break its rule (checkLeaseTimings), keeps its
+ * client-go's elector it refuses timings that break its rule (core/leaseTimingRule.ts), keeps its
  * own gauges (leader, fencing token) when given them, and runs on a lock it is given (a fake one
- * in tests). Its steps run on the daemon's one PeriodicTask; the deadline is a timer of its own.
+ * in tests). Its steps run on a PeriodicTask of its own; the deadline is a timer of its own.
  */
 export class Lease extends EventEmitter<LeaseEvents> {
   private readonly options: LeaseOptions;

@@ -2,19 +2,12 @@ import { hostname } from "node:os";
 import { performance } from "node:perf_hooks";
 import Redlock, { ResourceLockedError, type Lock } from "redlock";
 import { companionKey } from "../core/fence.js";
+import { leaseHolderOf, type LeaseHolder } from "../core/leaseHolder.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { runFenceLease } from "../scripts/fenceLease.js";
 import { runMoveFencingToken } from "../scripts/moveFencingToken.js";
 import type { LeaseKeys } from "../scripts/leaseKeys.js";
 import { type RedisClient } from "../redis/RedisClient.js";
-
-/** Who holds the lease, as recorded at its acquisition. */
-export interface LeaseHolder {
-  readonly host: string;
-  readonly pid: number;
-  readonly fencingToken: number;
-  readonly acquiredAtMs: number;
-}
 
 /** Outcome of one acquire attempt. */
 export type AcquireResult =
@@ -152,14 +145,7 @@ export class LeaseLock {
       this.redis.get(this.key),
       this.redis.hgetall(this.holderKey),
     ]);
-    if (value === null) return undefined;
-    if (record.value !== value) return "unknown";
-    return {
-      host: record.host ?? "?",
-      pid: Number(record.pid),
-      fencingToken: Number(record.fencingToken),
-      acquiredAtMs: Number(record.acquiredAtMs),
-    };
+    return leaseHolderOf(value, record);
   }
 
   /**

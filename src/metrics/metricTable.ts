@@ -1,6 +1,5 @@
 /**
- * Every metric family of stream-janitor, described once (contract section 5 plus the age-based
- * extras): name, type, help and label names are written here and nowhere else, the way
+ * Every metric family of stream-janitor, described once (README "HTTP and metrics" lists them): name, type, help and label names are written here and nowhere else, the way
  * redis_exporter keeps its metric descriptions in one table. createMetrics() builds the metric
  * objects from a section, and each owner is handed its section's objects. Counters move only on
  * the leader; gauges are set by every replica's collector.
@@ -352,8 +351,7 @@ export const METRIC_TABLE = {
       labelNames: [],
     },
   },
-  /** Advisory events (contract section 8): written best effort, so the lost ones are counted. */
-  /** The group status (contract section 9), set by every replica's StatusSampler. */
+  /** The group status (README "Group status"), set by every replica's StatusSampler. */
   status: {
     groupStatus: {
       name: "stream_janitor_group_status",
@@ -363,6 +361,7 @@ export const METRIC_TABLE = {
       labelNames: [...GROUP, "status"],
     },
   },
+  /** Advisory events: written best effort, so the lost ones are counted. */
   events: {
     eventsWritten: {
       name: "stream_janitor_events_total",

@@ -32,7 +32,7 @@ function statusUrl(http: HttpSettings, url: string | undefined): string {
 }
 
 /**
- * The Authorization header a protected janitor expects (contract section 4): the bearer token
+ * The Authorization header a protected janitor expects (README "HTTP authentication"): the bearer token
  * file's content, or the first `user:password` line of the basic-auth file.
  */
 async function authorization(auth: HttpSettings["auth"]): Promise<string | undefined> {

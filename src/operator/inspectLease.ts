@@ -1,4 +1,5 @@
 import { companionKey } from "../core/fence.js";
+import { leaseHolderOf, UNKNOWN_HOST } from "../core/leaseHolder.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 
 export interface LeaseInspection {
@@ -29,31 +30,16 @@ export function leaseInspection(
   replies: readonly (PipelineReply | undefined)[],
 ): LeaseInspection {
   const [value, ttl, token] = [0, 1, 2].map((index) => replies[index]?.value);
-  const holder = hgetallRecord(replies[3]?.value);
+  const holder = leaseHolderOf(value, replies[3]?.value);
   const lease: LeaseInspection = {
     key: leaseKey,
     held: typeof value === "string",
     fencingToken: token === null || token === undefined ? null : Number(token),
   };
-  if (typeof value === "string") {
-    if (holder.value === value) {
-      if (holder.host !== undefined) lease.holderHost = holder.host;
-      if (holder.pid !== undefined && /^\d+$/u.test(holder.pid))
-        lease.holderPid = Number(holder.pid);
-    }
-    if (Number(ttl) >= 0) lease.timeLeftMs = Number(ttl);
+  if (typeof holder === "object") {
+    if (holder.host !== UNKNOWN_HOST) lease.holderHost = holder.host;
+    if (!Number.isNaN(holder.pid)) lease.holderPid = holder.pid;
   }
+  if (typeof value === "string" && Number(ttl) >= 0) lease.timeLeftMs = Number(ttl);
   return lease;
-}
-
-/** HGETALL's reply: ioredis turns it into an object; a flat [field, value, ...] list otherwise. */
-function hgetallRecord(reply: unknown): Record<string, string> {
-  if (!Array.isArray(reply)) {
-    return typeof reply === "object" && reply !== null ? (reply as Record<string, string>) : {};
-  }
-  const record: Record<string, string> = {};
-  for (let index = 0; index + 1 < reply.length; index += 2) {
-    record[String(reply[index])] = String(reply[index + 1]);
-  }
-  return record;
 }

@@ -34,7 +34,7 @@ export interface RedriveOptions {
 }
 
 /**
- * The contract's `--json` summary, plus: the groups of the dead-letter stream that held dead
+ * The `--json` summary README "Operating" shows, plus: the groups of the dead-letter stream that held dead
  * letters back, the `--id` ids that are not dead letters of the group, and the dead letters left
  * behind as too large to copy (each only when there is something to say).
  */

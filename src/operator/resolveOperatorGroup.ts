@@ -4,7 +4,7 @@ import { resolveGroup, type ResolvedGroup } from "../core/resolveGroup.js";
 
 /**
  * The settings `--stream S --group G` stand for: the configured pair's (dead-letter stream,
- * requeue target) when the configuration lists it, else the defaults of contract section 3.
+ * requeue target) when the configuration lists it, else the defaults of README "Configuration".
  */
 export function resolveOperatorGroup(
   config: Pick<JanitorConfig, "groups">,

@@ -26,7 +26,7 @@ export class UnsupportedRedisError extends Error {
   override name = "UnsupportedRedisError";
 }
 
-/** The oldest release of each product the janitor runs on (contract section 1). */
+/** The oldest release of each product the janitor runs on (README "Limits"). */
 const MINIMUM_VERSIONS: Readonly<Record<ServerProduct, string>> = {
   redis: "7.0.0",
   valkey: "7.2.0",

@@ -27,16 +27,13 @@ export const RedisErrorCode = {
 
 export type RedisErrorCode = (typeof RedisErrorCode)[keyof typeof RedisErrorCode];
 
-/** Codes that Redis (or one of the scripts) puts first in the message. */
-const LEADING_CODES: ReadonlySet<string> = new Set<RedisErrorCode>([
-  "NOSTREAM",
-  "NOGROUP",
-  "WRONGTYPE",
-  "NOPERM",
-  "FENCED",
-  "IDSEXHAUSTED",
-  "CONSUMERBUSY",
-]);
+/**
+ * Codes that Redis (or one of the scripts, whose typed modules list theirs) puts first in the
+ * message: every code but the two that are not a leading word.
+ */
+const LEADING_CODES: ReadonlySet<string> = new Set<string>(
+  Object.values(RedisErrorCode).filter((code) => code !== "NOSUCHKEY" && code !== "OTHER"),
+);
 
 /** An error Redis answered with (or a refusal in Redis' terms), with its code. */
 export class RedisError extends Error {

@@ -127,7 +127,7 @@ export interface ReadOptions {
  * dead-letter stream's XLEN and, with per-consumer series only, the XPENDING summary. Four
  * commands per group on its own stream: each command costs far more in the client (encoding,
  * decoding, promises) than in Redis. None of these returns an entry body, so the cost of a
- * scrape does not depend on the size of the entries (contract section 5): XRANGE,
+ * scrape does not depend on the size of the entries (no entry body is read): XRANGE,
  * XREVRANGE and XINFO STREAM are never used, not even inside a script, where a 50 MB body costs
  * Redis about a second to copy. Throws RedisUnavailableError when Redis does not answer; a
  * missing or mistyped key only marks its own groups.

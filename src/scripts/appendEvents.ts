@@ -1,3 +1,4 @@
+import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { callScript, scriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /**
@@ -21,6 +22,9 @@ export interface AppendEventsRequest {
   by: string;
   events: readonly EncodedEvent[];
 }
+
+/** The script's errors, nothing written (ARGS, a malformed call, is classified OTHER). */
+export const APPEND_EVENTS_ERRORS: readonly RedisErrorCode[] = ["WRONGTYPE"];
 
 /** One call: the type check, then one XADD MAXLEN ~ per event; resolves to the entries added. */
 export async function runAppendEvents(

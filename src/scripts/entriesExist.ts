@@ -1,3 +1,4 @@
+import { ScriptReplyError } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /** The interface of src/scripts/lua/entriesExist.lua: a bounded page of ids of one stream. */
@@ -19,7 +20,7 @@ export function entriesExistArgs(request: EntriesExistRequest): ScriptCall {
 /** One boolean per id, in the request's order. */
 export function parseEntriesExistReply(reply: unknown, count: number): boolean[] {
   if (!Array.isArray(reply) || reply.length !== count) {
-    throw new Error("entriesExist: unexpected reply");
+    throw new ScriptReplyError("entriesExist: unexpected reply");
   }
   return reply.map((value) => Number(value) === 1);
 }

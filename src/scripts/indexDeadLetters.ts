@@ -1,6 +1,7 @@
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import type { Fence } from "../core/fence.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
+import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { withFence } from "./scriptFence.js";
 import { flag, replyFields } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
@@ -20,6 +21,9 @@ export interface IndexDeadLettersResult {
   indexed: number;
 }
 
+/** The script's errors; nothing changed on any of them. */
+export const INDEX_DEAD_LETTERS_ERRORS: readonly RedisErrorCode[] = ["FENCED", "WRONGTYPE"];
+
 function indexDeadLettersArgs(request: IndexDeadLettersRequest): ScriptCall {
   const { group } = request;
   const { index, state } = deadLetterIndexKeys(group);
@@ -31,7 +35,7 @@ function indexDeadLettersArgs(request: IndexDeadLettersRequest): ScriptCall {
   return scriptCall(keys, [group.stream, group.group, request.pageSize, fenceValue]);
 }
 
-/** One page of the build; a complete index costs one HGET. Errors: FENCED, WRONGTYPE. */
+/** One page of the build; a complete index costs one HGET. Errors: INDEX_DEAD_LETTERS_ERRORS. */
 export async function runIndexDeadLetters(
   redis: ScriptedRedis,
   request: IndexDeadLettersRequest,

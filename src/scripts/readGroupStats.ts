@@ -1,5 +1,5 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import { flagArg } from "./scriptReplies.js";
+import { flagArg, ScriptReplyError } from "./scriptReplies.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 import {
@@ -153,7 +153,7 @@ export function parseReadGroupStatsReply(
   request: ReadGroupStatsRequest,
   reply: unknown,
 ): ReadGroupStatsResult {
-  if (!Array.isArray(reply)) throw new Error("readGroupStats: reply is not an array");
+  if (!Array.isArray(reply)) throw new ScriptReplyError("readGroupStats: reply is not an array");
   const cursor = new Cursor(reply);
   const seconds = cursor.number();
   const nowMs = seconds * 1000 + Math.floor(cursor.number() / 1000);

@@ -2,6 +2,7 @@
  * The pieces of readGroupStats.lua's reply (src/scripts/readGroupStats.ts parses the whole): a
  * cursor over the flat reply, and the optional parts of a group's record.
  */
+import { ScriptReplyError } from "./scriptReplies.js";
 
 /**
  * Whether the group's consumers read, for the group status (README "Group status"): its read
@@ -35,7 +36,7 @@ export class Cursor {
   private at = 0;
   constructor(private readonly reply: readonly unknown[]) {}
   next(): unknown {
-    if (this.at >= this.reply.length) throw new Error("readGroupStats: reply too short");
+    if (this.at >= this.reply.length) throw new ScriptReplyError("readGroupStats: reply too short");
     return this.reply[this.at++];
   }
   string(): string {
@@ -44,7 +45,7 @@ export class Cursor {
   }
   number(): number {
     const value = Number(this.next());
-    if (!Number.isFinite(value)) throw new Error("readGroupStats: not a number");
+    if (!Number.isFinite(value)) throw new ScriptReplyError("readGroupStats: not a number");
     return value;
   }
 }

@@ -1,7 +1,7 @@
 import type { Fence } from "../core/fence.js";
 import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { withFence } from "./scriptFence.js";
-import { flag, flagArg, replyFields, stringList } from "./scriptReplies.js";
+import { flag, flagArg, replyFields, ScriptReplyError, stringList } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /** The interface of src/scripts/lua/reapConsumers.lua: the request, its arguments, its reply. */
@@ -48,7 +48,7 @@ export function reapConsumersArgs(request: ReapConsumersRequest): ScriptCall {
 export function parseReapConsumersReply(reply: unknown): ReapConsumersResult {
   const [reaped, keptWithPending, usedInactive] = replyFields("reapConsumers", reply, 3);
   if (!Array.isArray(reaped)) {
-    throw new Error(`unexpected reapConsumers reply: ${JSON.stringify(reply)}`);
+    throw new ScriptReplyError(`unexpected reapConsumers reply: ${JSON.stringify(reply)}`);
   }
   return {
     reaped: stringList(reaped),

@@ -1,6 +1,7 @@
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import { sameSlotKey } from "../core/keySlot.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
+import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { flagArg, integerReply, replyFields } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptArg, type ScriptedRedis } from "./scriptedRedis.js";
 
@@ -39,6 +40,9 @@ export interface RestoreDeadLettersResult {
 export function restoredKey(group: RestoreDeadLettersRequest["group"]): string {
   return sameSlotKey(deadLetterIndexKeys(group).index, "restored");
 }
+
+/** The script's errors, nothing changed (IDSEXHAUSTED: the target cannot take the batch). */
+export const RESTORE_DEAD_LETTERS_ERRORS: readonly RedisErrorCode[] = ["WRONGTYPE", "IDSEXHAUSTED"];
 
 /** The ARGV values one saved dead letter takes: what a batch is measured in. */
 export function argvSize(letter: SavedDeadLetter): number {

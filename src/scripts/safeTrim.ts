@@ -1,7 +1,7 @@
 import type { Fence } from "../core/fence.js";
 import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { withFence } from "./scriptFence.js";
-import { flag, flagArg, replyFields, stringList } from "./scriptReplies.js";
+import { flag, flagArg, replyFields, ScriptReplyError, stringList } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /** The interface of src/scripts/lua/safeTrim.lua: the request, its arguments, its reply. */
@@ -71,7 +71,7 @@ export function parseSafeTrimReply(reply: unknown): SafeTrimResult {
     6,
   );
   if (!Array.isArray(blockers)) {
-    throw new Error(`unexpected safeTrim reply: ${JSON.stringify(reply)}`);
+    throw new ScriptReplyError(`unexpected safeTrim reply: ${JSON.stringify(reply)}`);
   }
   const flat = stringList(blockers);
   const blockedBy: TrimBlocker[] = [];

@@ -3,10 +3,18 @@
  * fields of its script's reply with these, so nothing outside src/scripts indexes a reply.
  */
 
+/**
+ * A script's reply that does not have the shape its typed module reads: the Lua script and its
+ * TypeScript reader disagree. Redis answered, so this is a script failure, never an outage.
+ */
+export class ScriptReplyError extends Error {
+  override name = "ScriptReplyError";
+}
+
 /** A reply that must be an array of at least `length` fields, else an error naming the script. */
 export function replyFields(script: string, reply: unknown, length: number): unknown[] {
   if (!Array.isArray(reply) || reply.length < length) {
-    throw new Error(`unexpected ${script} reply: ${JSON.stringify(reply)}`);
+    throw new ScriptReplyError(`unexpected ${script} reply: ${JSON.stringify(reply)}`);
   }
   return reply;
 }
@@ -45,7 +53,7 @@ export function heldByList(value: unknown): HeldBy[] {
 /** A script whose reply is one integer: the integer, else an error saying `what`. */
 export function integerReply(what: string, reply: unknown): number {
   if (typeof reply !== "number") {
-    throw new Error(`unexpected reply to ${what}: ${JSON.stringify(reply)}`);
+    throw new ScriptReplyError(`unexpected reply to ${what}: ${JSON.stringify(reply)}`);
   }
   return reply;
 }

@@ -6,6 +6,7 @@ import { carriedCountsKey, type ResolvedGroup } from "../core/resolveGroup.js";
 import { fenceArguments } from "../core/fence.js";
 import { backoffPolicy } from "../core/backoffThreshold.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
+import { ScriptReplyError } from "./scriptReplies.js";
 
 /**
  * The interface of src/scripts/lua/sweepPage.lua, in one place: the typed request, the
@@ -78,14 +79,16 @@ export interface PageResult {
  * The script's refusals, each before anything changed (NOGROUP is Redis' own, passed on); the
  * sweep reports them by kind (SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts).
  */
-export const SWEEP_PAGE_ERRORS: readonly RedisErrorCode[] = [
+export const SWEEP_PAGE_ERRORS = [
   "FENCED",
   "NOSTREAM",
   "WRONGTYPE",
   "NOGROUP",
   "IDSEXHAUSTED",
   "CONSUMERBUSY",
-];
+] as const satisfies readonly RedisErrorCode[];
+
+export type SweepPageError = (typeof SWEEP_PAGE_ERRORS)[number];
 
 /** The script's action argument: monitor groups never reach the script. */
 function scriptAction(action: GroupAction): string {
@@ -157,17 +160,17 @@ function strings(value: unknown): string[] {
 
 export function parseSweepPageReply(reply: unknown): PageResult {
   if (!Array.isArray(reply) || reply.length % 2 !== 0) {
-    throw new Error(`unexpected sweepPage reply: ${JSON.stringify(reply)}`);
+    throw new ScriptReplyError(`unexpected sweepPage reply: ${JSON.stringify(reply)}`);
   }
   const fields = new Map<string, unknown>();
   for (let i = 0; i < reply.length; i += 2) fields.set(String(reply[i]), reply[i + 1]);
   const count = (name: string): number => {
     const value = Number(fields.get(name));
-    if (!Number.isFinite(value)) throw new Error(`sweepPage reply without ${name}`);
+    if (!Number.isFinite(value)) throw new ScriptReplyError(`sweepPage reply without ${name}`);
     return value;
   };
   const cursor = fields.get("cursor");
-  if (typeof cursor !== "string") throw new Error("sweepPage reply without cursor");
+  if (typeof cursor !== "string") throw new ScriptReplyError("sweepPage reply without cursor");
   const error = fields.get("error");
   return {
     nextCursor: cursor,

@@ -1,5 +1,5 @@
 /**
- * One sample of one group, as the status sampler took it (contract section 9): the body-free
+ * One sample of one group, as the status sampler took it (README "Group status"): the body-free
  * reads of a scrape plus the consumers' activity, on the Redis clock. What judgeGroup() looks at.
  */
 export type StatusSample = ReadableSample | UnreadableSample;

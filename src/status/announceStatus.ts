@@ -20,7 +20,7 @@ export interface AnnounceTo {
 /**
  * Says a verdict that changed, once per change, on every replica's log: warn when the group
  * turns to a bad status, info otherwise. The leader alone writes the `status-changed` event
- * (contract section 8, detail {from, to, reason}), so replicas write no duplicates. A group's
+ * (detail {from, to, reason}), so replicas write no duplicates. A group's
  * first verdict after start (or after the provisional UNKNOWN of its first sample) is not a
  * change: logged only when bad, never an event, so a restart does not flood the events stream.
  */

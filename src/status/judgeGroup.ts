@@ -105,7 +105,7 @@ function rewindOf(run: readonly ReadableSample[]): Verdict | undefined {
 }
 
 /**
- * The verdict of contract section 9 over one group's window (oldest sample first), first match
+ * The verdict (README "Group status") over one group's window (oldest sample first), first match
  * wins: ERROR, REWIND, STOP, STALL, STUCK, WARN, UNKNOWN, OK. The window that counts is the run
  * of readable samples since the latest unreadable one: a group deleted and created again starts
  * afresh. Fewer than 2 such samples give a provisional UNKNOWN (nothing moves in one sample).

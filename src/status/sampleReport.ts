@@ -16,7 +16,7 @@ export function sampleReport(sample: StatusSample): StatusSampleReport {
   if (!sample.readable) return NO_SAMPLE;
   const { lag, pending, due, oldestPendingIdleMs, deadLetters, retryLane } = sample;
   const { lastDeliveredId } = sample;
-  // Only for a group with a lane: the contract's shape stays as it was for the others.
+  // Only for a group with a lane: the report's shape stays as it was for the others.
   const lane =
     sample.retryLaneLag === undefined
       ? {}

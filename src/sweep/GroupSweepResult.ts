@@ -64,6 +64,10 @@ export interface GroupSweepResult {
   fenceSeen?: number;
 }
 
+/**
+ * `redis`: Redis did not answer (connection, timeout); `script`: Redis answered, but with a
+ * script's own failure or a reply that did not parse; the others name a refusal.
+ */
 export type SweepErrorKind =
   | "fenced"
   | "missing-stream"
@@ -109,7 +113,7 @@ export function emptyResult(stream: string, group: string): GroupSweepResult {
   };
 }
 
-/** The `sweep --json` shape of contract section 2. */
+/** The `sweep --json` shape (README "Running it"). */
 export type GroupSummary =
   | {
       stream: string;

@@ -1,10 +1,12 @@
 import type { SweepErrorKind } from "./GroupSweepResult.js";
 import { redisErrorOf, type RedisErrorCode } from "../redis/redisErrors.js";
+import { ScriptReplyError } from "../scripts/scriptReplies.js";
+import { SWEEP_PAGE_ERRORS, type SweepPageError } from "../scripts/sweepPage.js";
 
 /**
- * The error codes the sweep script refuses with (see the header of src/scripts/lua/sweepPage.lua),
- * and the Redis error codes it passes on, mapped to the kind reported in results and in
- * `sweep_failures_total{kind}`. Every refusal changes nothing.
+ * The kind, reported in results and in `sweep_failures_total{kind}`, of each error code the sweep
+ * script refuses with or passes on (its list is SWEEP_PAGE_ERRORS, beside the script's typed
+ * interface: the compiler holds this table to exactly that list). Every refusal changes nothing.
  */
 export const SWEEP_ERROR_CODES = {
   FENCED: "fenced",
@@ -13,20 +15,24 @@ export const SWEEP_ERROR_CODES = {
   WRONGTYPE: "wrong-type",
   IDSEXHAUSTED: "ids-exhausted",
   CONSUMERBUSY: "consumer-collision",
-} as const satisfies Partial<Record<RedisErrorCode, SweepErrorKind>>;
+} as const satisfies Record<SweepPageError, SweepErrorKind>;
 
-type SweepErrorCode = keyof typeof SWEEP_ERROR_CODES;
+const SWEEP_CODES: ReadonlySet<RedisErrorCode> = new Set(SWEEP_PAGE_ERRORS);
 
-function isSweepErrorCode(code: RedisErrorCode): code is SweepErrorCode {
-  return Object.hasOwn(SWEEP_ERROR_CODES, code);
+function isSweepErrorCode(code: RedisErrorCode): code is SweepPageError {
+  return SWEEP_CODES.has(code);
 }
 
 /**
  * The kind of a failed sweep, by the code of its error: a refusal's kind, `script` for any other
- * error Redis answered with (a command's, or a script's own failure), `redis` when Redis did not
- * answer (connection, timeout).
+ * error Redis answered with (a command's, or a script's own failure) and for a script reply that
+ * did not parse (Lua and TypeScript disagree), `redis` when Redis did not answer (connection,
+ * timeout).
  */
 export function classifySweepError(error: unknown): { kind: SweepErrorKind; message: string } {
+  if (error instanceof ScriptReplyError) {
+    return { kind: "script", message: `the script's reply did not parse: ${error.message}` };
+  }
   const answered = redisErrorOf(error);
   if (answered === undefined) {
     return { kind: "redis", message: error instanceof Error ? error.message : String(error) };

@@ -49,7 +49,7 @@ async function sendPage(
 }
 
 /**
- * The web console (contract section 10) as one HTTP route for /ui and its pages. Read-only: GET
+ * The web console (README "Web console") as one HTTP route for /ui and its pages. Read-only: GET
  * and HEAD only (the server answers 405 to anything else), no form posts anything anywhere but
  * back to the overview's query string. With http.ui.enabled false the daemon does not add it,
  * and /ui answers 404.

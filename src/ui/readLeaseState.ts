@@ -1,4 +1,5 @@
 import { companionKey } from "../core/fence.js";
+import { leaseHolderOf, type LeaseHolder } from "../core/leaseHolder.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 
 /** Who holds the lease, as its key and holder record say (the record LeaseLock writes). */
@@ -6,7 +7,7 @@ export type LeaseState =
   | { status: "free" }
   | { status: "unknown" }
   | { status: "unreadable"; error: string }
-  | { status: "held"; host: string; pid: number; fencingToken: number; acquiredAtMs: number };
+  | ({ status: "held" } & LeaseHolder);
 
 /** Two reads (GET of the lease key, HGETALL of its holder record), like `inspect`. */
 export async function readLeaseState(redis: RedisClient, leaseKey: string): Promise<LeaseState> {
@@ -15,15 +16,10 @@ export async function readLeaseState(redis: RedisClient, leaseKey: string): Prom
       redis.get(leaseKey),
       redis.hgetall(companionKey(leaseKey, "holder")),
     ]);
-    if (value === null) return { status: "free" };
-    if (record.value !== value) return { status: "unknown" };
-    return {
-      status: "held",
-      host: record.host ?? "?",
-      pid: Number(record.pid),
-      fencingToken: Number(record.fencingToken),
-      acquiredAtMs: Number(record.acquiredAtMs),
-    };
+    const holder = leaseHolderOf(value, record);
+    if (holder === undefined) return { status: "free" };
+    if (holder === "unknown") return { status: "unknown" };
+    return { status: "held", ...holder };
   } catch (error) {
     return { status: "unreadable", error: error instanceof Error ? error.message : String(error) };
   }

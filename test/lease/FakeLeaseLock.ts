@@ -1,5 +1,6 @@
 import type { Lock } from "redlock";
-import type { AcquireResult, LeaseHolder } from "../../src/lease/LeaseLock.js";
+import type { AcquireResult } from "../../src/lease/LeaseLock.js";
+import type { LeaseHolder } from "../../src/core/leaseHolder.js";
 import type { LeaseLockPort } from "../../src/lease/types.js";
 
 /** How extend() answers: at once, "not ours" at once, or only when the test says (pending). */

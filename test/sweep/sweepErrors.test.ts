@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { classifySweepError, SWEEP_ERROR_CODES } from "../../src/sweep/sweepErrors.js";
+import { parseSweepPageReply } from "../../src/scripts/sweepPage.js";
+import { integerReply, replyFields } from "../../src/scripts/scriptReplies.js";
 
 const script = readFileSync(
   new URL("../../src/scripts/lua/sweepPage.lua", import.meta.url),
@@ -46,5 +48,32 @@ describe("sweep error codes", () => {
     expect(classifySweepError(replyError("OOM command not allowed")).kind).toBe("script");
     expect(classifySweepError(new Error("Connection is closed.")).kind).toBe("redis");
     expect(classifySweepError(replyError("FENCEDX something")).kind).toBe("script");
+  });
+});
+
+describe("a script reply that does not parse", () => {
+  /** What `parse` threw, classified as a failed sweep is. */
+  function classifiedFailure(parse: () => unknown) {
+    try {
+      parse();
+    } catch (error) {
+      return classifySweepError(error);
+    }
+    throw new Error("the reply parsed");
+  }
+
+  it.each([
+    ["an odd-length sweepPage reply", () => parseSweepPageReply(["cursor"])],
+    ["a sweepPage reply without a cursor", () => parseSweepPageReply(["examined", 1])],
+    [
+      "a sweepPage reply with a count that is not a number",
+      () => parseSweepPageReply(["cursor", "0-0", "examined", "many"]),
+    ],
+    ["a reply shorter than its fields", () => replyFields("safeTrim", [1], 3)],
+    ["a reply that should be an integer", () => integerReply("fenceLease", "OK")],
+  ])("is kind `script` (not a Redis outage), and says so: %s", (_, parse) => {
+    const failure = classifiedFailure(parse);
+    expect(failure.kind).toBe("script");
+    expect(failure.message).toMatch(/reply did not parse/u);
   });
 });

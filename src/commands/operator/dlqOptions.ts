@@ -57,7 +57,7 @@ export function idsOption(values: OptionValues): string[] | undefined {
 }
 
 /**
- * `dlq purge` deletes for good: it must be told what (contract: `--all | --id ID... |
+ * `dlq purge` deletes for good: it must be told what (README "Operating": `--all | --id ID... |
  * --older-than D | --reason R`). `--older-than` and `--reason` combine; `--all` and `--id` stand
  * alone, so that a forgotten filter never widens a purge.
  */

@@ -1,3 +1,4 @@
+import { withTimeout } from "../../core/withTimeout.js";
 import { hostname } from "node:os";
 import { appendEvent, type AdvisoryEvent } from "../../events/EventWriter.js";
 import type { OperatorSession } from "./OperatorCommand.js";
@@ -10,7 +11,7 @@ function firstLine(error: unknown): string {
 }
 
 /**
- * The advisory event of an operator command (contract section 8), `by` operator@<hostname>,
+ * The advisory event of an operator command (README "Configuration", `events.*`), `by` operator@<hostname>,
  * written after the work it reports and best effort, as the daemon's: a write that fails (a
  * read-only ACL user, events.stream gone, Redis slow) is one warning on stderr and changes
  * neither the output nor the exit code.
@@ -22,23 +23,17 @@ export async function writeOperatorEvent(
   const { stream: streamKey, maxLen } = session.config.events;
   if (streamKey === "") return;
   const by = `operator@${hostname()}`;
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no reply within ${EVENT_TIMEOUT_MS}ms`)),
-      EVENT_TIMEOUT_MS,
-    );
-  });
   try {
-    await Promise.race([
+    await withTimeout(
       appendEvent({ redis: session.redis, streamKey, maxLen, by }, event),
-      timeUp,
-    ]);
+      EVENT_TIMEOUT_MS,
+      (): never => {
+        throw new Error(`no reply within ${EVENT_TIMEOUT_MS}ms`);
+      },
+    );
   } catch (error) {
     session.stderr.write(
       `stream-janitor: warning: the ${event.type} event was not written to ${streamKey} (${firstLine(error)}); the work it reports is done\n`,
     );
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,3 +1,4 @@
+import { withTimeout } from "../../core/withTimeout.js";
 import type { Cluster, Redis } from "ioredis";
 import {
   RedisUnavailableError,
@@ -125,14 +126,8 @@ async function nodeAt(redis: Cluster, address: string, deadline: number): Promis
  * late is no error here: the batches still go to the node the redirection named.
  */
 async function refreshSlotMap(redis: Cluster, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    new Promise<void>((resolve) => {
-      redis.refreshSlotsCache(() => resolve());
-    }),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(timeoutMs, 0));
-    }),
-  ]);
-  clearTimeout(timer);
+  const refreshed = new Promise<void>((resolve) => {
+    redis.refreshSlotsCache(() => resolve());
+  });
+  await withTimeout(refreshed, Math.max(timeoutMs, 0), () => undefined);
 }

@@ -1,3 +1,4 @@
+import { withTimeout } from "../../core/withTimeout.js";
 import type { Cluster } from "ioredis";
 import { keySlot } from "../../core/keySlot.js";
 import { followRedirections, type RedirectableBatch } from "./followRedirections.js";
@@ -121,20 +122,11 @@ async function redirected(
 async function slotMap(redis: Cluster, timeoutMs: number): Promise<void> {
   if (redis.slots.length > 0 && redis.status === "ready") return;
   if (redis.status === "wait") redis.connect().catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      new Promise<void>((resolve) => {
-        if (redis.slots.length > 0) resolve();
-        else redis.once("ready", () => resolve());
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          reject(new RedisUnavailableError(`no cluster slot map within ${timeoutMs} ms`));
-        }, timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const ready = new Promise<void>((resolve) => {
+    if (redis.slots.length > 0) resolve();
+    else redis.once("ready", () => resolve());
+  });
+  await withTimeout(ready, timeoutMs, (): never => {
+    throw new RedisUnavailableError(`no cluster slot map within ${timeoutMs} ms`);
+  });
 }

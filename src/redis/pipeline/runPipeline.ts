@@ -1,3 +1,4 @@
+import { withTimeout } from "../../core/withTimeout.js";
 import type { RedisClient } from "../RedisClient.js";
 
 export type Command = readonly [name: string, ...args: (string | number)[]];
@@ -52,18 +53,9 @@ export async function answerWithin<T>(
   message: string,
 ): Promise<T> {
   if (timeoutMs === undefined) return call;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisTimeoutError(message)), Math.max(timeoutMs, 1));
+  return withTimeout(call, Math.max(timeoutMs, 1), (): never => {
+    throw new RedisTimeoutError(message);
   });
-  try {
-    return await Promise.race([call, timedOut]);
-  } catch (error) {
-    call.catch(() => undefined);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 #!lua flags=no-writes
 --[[
 readGroupStats: everything the scrape-time gauges need for a batch of groups, in one call, without
-reading any entry (contract section 5: no XRANGE, XREVRANGE or XINFO STREAM, so the cost does not
+reading any entry (no XRANGE, XREVRANGE or XINFO STREAM, so the cost does not
 depend on the size of the entries). It replaces four pipelined commands per group, whose client-side
 cost (command objects, promises, encoding, decoding) dominated a scrape; the reply is flat and made
 of numbers and short strings. Read-only; src/scripts/readGroupStats.ts builds the call and parses

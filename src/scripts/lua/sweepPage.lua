@@ -71,7 +71,7 @@ Returns a flat name/value list, parsed by parseSweepPageReply():
   deadLetterIndexed (1: the index was complete and kept so; 0: it still needs building,
   indexDeadLetters.lua),
   and error (only after an unforeseen error: what was done is counted, nothing else changed)
-Errors, nothing changed (codes shared with SWEEP_ERROR_CODES in src/sweep/sweepErrors.ts):
+Errors, nothing changed (listed as SWEEP_PAGE_ERRORS in src/scripts/sweepPage.ts):
   FENCED, NOSTREAM, WRONGTYPE, NOGROUP, IDSEXHAUSTED, CONSUMERBUSY
 
 Included when loaded (src/scripts/scriptedRedis.ts): includes/fence.lua, streamIds.lua,

@@ -13,7 +13,7 @@ import { lastConnectionError } from "../redis/lastConnectionError.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 
-export interface ScrapeEndpointParts {
+export interface HttpEndpointParts {
   config: JanitorConfig;
   registry: Registry;
   logger: Logger;
@@ -24,7 +24,7 @@ export interface ScrapeEndpointParts {
   routes: readonly HttpRoute[];
 }
 
-export interface ScrapeEndpoint extends RunningHttpServer {
+export interface HttpEndpoint extends RunningHttpServer {
   /**
    * SIGHUP: reads the http.auth file again, so a rotated token or password file is in effect
    * without a restart. The file's path (like every http.* key) changes only with a restart; a
@@ -38,7 +38,7 @@ export interface ScrapeEndpoint extends RunningHttpServer {
  * PING on the scrape's connection, and a not-ready answer names the Redis failure in words.
  * With http.auth every other path needs the credentials its file holds.
  */
-export async function startScrapeEndpoint(parts: ScrapeEndpointParts): Promise<ScrapeEndpoint> {
+export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpEndpoint> {
   const { config, refresher, metricsRedis } = parts;
   const credentials = await readHttpCredentials(config.http.auth);
   const auth =
