@@ -1,4 +1,4 @@
-import type { History } from "./history.js";
+import type { DeadLetter, History } from "./history.js";
 import { CHAOS_GROUPS } from "./groups.js";
 
 export interface Violation {
@@ -23,6 +23,24 @@ function tally(records: readonly string[], field = 0): Map<string, string[]> {
 
 const groupOf = (key: string) => CHAOS_GROUPS.find((g) => key.startsWith(`${g.group}:`));
 
+/**
+ * A dead letter's x-delivery-count against the deliveries its consumers recorded. A delivery goes
+ * unrecorded only when its reply is lost: a connection cut (CLIENT KILL, Redis killed) after
+ * XREADGROUP ran. So the count may pass the record by the cuts between the entry's production and
+ * its dead-lettering, no more; beyond that the janitor counted deliveries that never happened.
+ * Not for reassign: there the janitor's hand-off counts one delivery that no consumer read.
+ */
+function miscounted(
+  letter: DeadLetter,
+  delivered: number,
+  producedMs: number,
+  cuts: readonly number[],
+): string | undefined {
+  const slack = cuts.filter((at) => at >= producedMs && at <= letter.at).length;
+  if (letter.deliveries <= delivered + slack) return undefined;
+  return `x-delivery-count ${letter.deliveries}, deliveries recorded ${delivered}, connection cuts meanwhile ${slack}`;
+}
+
 /** One produced key against every invariant on its own history. */
 function checkKey(key: string, history: History, seen: Seen, out: Violation[]): void {
   const group = groupOf(key);
@@ -42,6 +60,9 @@ function checkKey(key: string, history: History, seen: Seen, out: Violation[]): 
   for (const letter of dead) {
     if (letter.deliveries > bound) add("over-delivered", `x-delivery-count ${letter.deliveries}`);
     if (letter.body !== history.sourceBodies[key]) add("bytes-changed", `dead letter ${letter.id}`);
+    const producedMs = Number((history.produced[key] ?? "").split(" ")[1]?.split("-")[0]);
+    const wrong = miscounted(letter, delivered, producedMs, seen.cuts);
+    if (wrong !== undefined && group.action !== "reassign") add("miscounted-deliveries", wrong);
     const healthy = !key.endsWith(":poison");
     if (healthy && group.action !== "dead-letter" && crashedHolding < group.maxDeliveries) {
       seen.collateral += 1;
@@ -54,15 +75,18 @@ interface Seen {
   acks: Map<string, string[]>;
   deliveries: Map<string, string[]>;
   crashes: Map<string, string[]>;
+  /** When the nemesis cut connections (a reply may have been lost). */
+  cuts: readonly number[];
   collateral: number;
 }
 
-/** Every invariant on the recorded history; counts for the summary. */
-export function checkHistory(history: History): Verdict {
+/** Every invariant on the recorded history (`cuts`: when connections were cut); counts. */
+export function checkHistory(history: History, cuts: readonly number[]): Verdict {
   const seen: Seen = {
     acks: tally(history.acks),
     deliveries: tally(history.deliveries),
     crashes: tally(history.crashes),
+    cuts,
     collateral: 0,
   };
   const violations: Violation[] = [];
@@ -71,6 +95,12 @@ export function checkHistory(history: History): Verdict {
   for (const key of seen.acks.keys()) {
     if (!(key in history.produced)) {
       violations.push({ invariant: "unknown-ack", key, detail: "acked, never produced" });
+    }
+  }
+  for (const letter of history.deadLetters) {
+    if (!(letter.key in history.produced)) {
+      const detail = `${letter.stream} ${letter.id} holds what was never produced`;
+      violations.push({ invariant: "unknown-dead-letter", key: letter.key, detail });
     }
   }
   const poison = keys.filter((key) => key.endsWith(":poison")).length;

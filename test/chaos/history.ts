@@ -16,12 +16,14 @@ export interface History {
   sourceBodies: Record<string, string>;
 }
 
-interface DeadLetter {
+export interface DeadLetter {
   stream: string;
   id: string;
   key: string;
   reason: string;
   deliveries: number;
+  /** x-dead-lettered-at: when the janitor wrote it (ms, Redis' clock, the host's). */
+  at: number;
   body: string;
 }
 
@@ -63,7 +65,16 @@ export async function readHistory(redis: Redis): Promise<History> {
       const { key, body, meta } = splitFields(fields);
       const reason = meta.get("x-dead-letter-reason") ?? "";
       const deliveries = Number(meta.get("x-delivery-count") ?? "NaN");
-      history.deadLetters.push({ stream: group.deadLetters, id, key, reason, deliveries, body });
+      const at = Number(meta.get("x-dead-lettered-at") ?? "NaN");
+      history.deadLetters.push({
+        stream: group.deadLetters,
+        id,
+        key,
+        reason,
+        deliveries,
+        at,
+        body,
+      });
     }
   }
   return history;

@@ -29,21 +29,31 @@ function chaosOptions(
 /** The unchanged build passes a short schedule, and every planted defect is caught. */
 async function selfTest(command: ParsedCommand): Promise<number> {
   let failures = 0;
-  const clean = await runChaos(
-    chaosOptions(command, CLI, join(command.outDir, "unchanged"), SELF_TEST_MS),
+  const unknown = command.defects.filter((name) => !PLANTED_DEFECTS.some((d) => d.name === name));
+  if (unknown.length > 0) {
+    const names = PLANTED_DEFECTS.map((d) => d.name).join(", ");
+    throw new UsageError(`--defect ${unknown.join(", ")}: expected one of ${names}`);
+  }
+  if (command.defects.length === 0) {
+    const clean = await runChaos(
+      chaosOptions(command, CLI, join(command.outDir, "unchanged"), SELF_TEST_MS),
+    );
+    process.stdout.write(
+      `self-test unchanged build: ${clean.ok ? "passes" : "FAILS"}\n${summary(clean)}\n`,
+    );
+    if (!clean.ok) failures += 1;
+  }
+  const chosen = PLANTED_DEFECTS.filter(
+    (d) => command.defects.length === 0 || command.defects.includes(d.name),
   );
-  process.stdout.write(
-    `self-test unchanged build: ${clean.ok ? "passes" : "FAILS"}\n${summary(clean)}\n`,
-  );
-  if (!clean.ok) failures += 1;
-  for (const defect of PLANTED_DEFECTS) {
+  for (const defect of chosen) {
     const planted = await plantDefect(defect);
     try {
       const out = join(command.outDir, defect.name);
       const report = await runChaos(chaosOptions(command, planted.cli, out, SELF_TEST_MS));
       const invariant = caught(defect, report);
       process.stdout.write(
-        `self-test ${defect.name}: ${invariant === undefined ? "NOT CAUGHT" : `caught by ${invariant}`}\n`,
+        `self-test ${defect.name}: ${invariant === undefined ? "NOT CAUGHT" : `caught by ${invariant}`}\n${summary(report)}\n`,
       );
       if (invariant === undefined) failures += 1;
     } finally {

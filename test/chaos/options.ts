@@ -5,6 +5,8 @@ export interface ParsedCommand {
   durationMs: number;
   outDir: string;
   selfTest: boolean;
+  /** With --self-test: run only these planted defects (and not the unchanged build). */
+  defects: string[];
 }
 
 /** A usage error: the run exits 2 with this message. */
@@ -28,6 +30,7 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
       topology: { type: "string", default: "standalone" },
       out: { type: "string", default: "chaos-out" },
       "self-test": { type: "boolean", default: false },
+      defect: { type: "string", multiple: true, default: [] },
     },
     strict: true,
   });
@@ -45,5 +48,6 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
     durationMs: duration(values.duration),
     outDir: values.out,
     selfTest: values["self-test"],
+    defects: values.defect,
   };
 }

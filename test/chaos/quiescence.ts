@@ -81,3 +81,24 @@ export async function metricsAgree(
     },
   ];
 }
+
+/**
+ * Every lane empty once everything is acknowledged: the leader trims each lane after every sweep
+ * pass, so a lane that keeps copies its group acknowledged grows without bound.
+ */
+export async function lanesTrimmed(redis: Redis, timeoutMs: number): Promise<Violation[]> {
+  const lengths: Record<string, number> = {};
+  const empty = async (): Promise<boolean> => {
+    for (const group of CHAOS_GROUPS) {
+      if (group.action === "requeue") lengths[group.lane] = await redis.xlen(group.lane);
+    }
+    return Object.values(lengths).every((length) => length === 0);
+  };
+  if (await pollUntil(empty, timeoutMs)) return [];
+  return [
+    {
+      invariant: "lane-not-trimmed",
+      detail: `nothing pending, yet after ${timeoutMs} ms the lanes hold ${JSON.stringify(lengths)}`,
+    },
+  ];
+}

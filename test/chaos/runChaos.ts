@@ -12,7 +12,8 @@ import { readHistory } from "./history.js";
 import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
-import { awaitQuiescence, metricsAgree, pollUntil } from "./quiescence.js";
+import { awaitQuiescence, lanesTrimmed, metricsAgree, pollUntil } from "./quiescence.js";
+import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
 import { ChaosRedis, JanitorReplica, writeJanitorConfig } from "./servers.js";
 import { SlowCommands } from "./slowlog.js";
@@ -40,7 +41,11 @@ interface Run {
   faults: AppliedFault[];
   /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
   fenceViolations: Violation[];
+  auditor: PendingAuditor;
 }
+
+/** Faults that cut consumers' connections: a reply in flight may be lost (checker.ts). */
+const CUTS: readonly string[] = ["client-kill", "kill-redis"];
 
 async function startJanitors(options: ChaosOptions, redisUrl: string): Promise<JanitorReplica[]> {
   const janitors: JanitorReplica[] = [];
@@ -154,6 +159,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     slow: new SlowCommands(),
     faults: [],
     fenceViolations: [],
+    auditor: new PendingAuditor(
+      admin,
+      CHAOS_GROUPS.flatMap((g) => [g.stream, g.lane].map((stream) => ({ stream, group: g.group }))),
+    ),
   };
   try {
     for (const group of CHAOS_GROUPS) {
@@ -162,10 +171,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     run.janitors = await startJanitors(options, redis.url);
     run.consumers = await startConsumers(random, redis.url);
     const started = Date.now();
+    run.auditor.start();
     await schedule(run, options, random);
     const quiet = Math.max(options.quietMs, options.durationMs - (Date.now() - started));
     const extra: Violation[] = await awaitQuiescence(admin, quiet);
+    await run.auditor.stop();
+    extra.push(...run.auditor.violations);
     if (extra.length === 0) extra.push(...(await metricsAgree(run.janitors, 20_000)));
+    extra.push(...(await lanesTrimmed(admin, 10_000)));
     await run.slow.collect(admin);
     extra.push(...run.slow.violations());
     await staleSweeps(run, options);
@@ -182,7 +195,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
 async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Promise<ChaosReport> {
   const history = await readHistory(run.admin);
-  const verdict = checkHistory(history);
+  const cuts = run.faults.filter((fault) => CUTS.includes(fault.kind)).map((fault) => fault.at);
+  const verdict = checkHistory(history, cuts);
+  for (const [stream, length] of Object.entries(run.auditor.longest)) {
+    verdict.counts[`longest ${stream}`] = length;
+  }
   verdict.violations.push(...extra);
   const consumers = run.consumers.map(({ name, behaviour, starts, crashes }) => ({
     name,

@@ -39,6 +39,25 @@ export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
     replace: "",
     caughtBy: ["fence-not-held"],
   },
+  {
+    name: "count-delivery-twice",
+    file: "scripts/lua/sweepPage.lua",
+    // Each claim counts the entry's last delivery twice: copies carry, and dead letters show, one
+    // delivery more per incarnation than happened, and entries reach maxDeliveries early.
+    find: "local originalId, deliveries = id, entry[4]\n",
+    replace: "local originalId, deliveries = id, entry[4] + 1\n",
+    caughtBy: ["miscounted-deliveries", "collateral-dead-letter"],
+  },
+  {
+    name: "trim-lane-past-unacked",
+    file: "scripts/lua/trimRetryLane.lua",
+    // The floor ignores the lane's pending copies: everything delivered goes, acknowledged or not,
+    // and a copy whose consumer crashed or is still at work loses its body.
+    find: "if owner == nil then return { 0, length, 0 } end\n",
+    replace:
+      "if owner == nil then return { 0, length, 0 } end\nfloor = nextId(owner['last-delivered-id'])\n",
+    caughtBy: ["pending-entry-removed", "lost"],
+  },
 ];
 
 /** dist/ copied to a temporary folder with the defect in place; returns the copy's cli.js. */
