@@ -6,8 +6,9 @@ import { runChaos, type ChaosOptions } from "./runChaos.js";
 import { caught, plantDefect, PLANTED_DEFECTS } from "./selfTest.js";
 
 const CLI = join(PROJECT_ROOT, "dist", "cli.js");
-/** The short CI run's bodies: 10 B to 64 KiB. */
-const MAX_BODY_BYTES = 64 * 1024;
+/** Bodies from 10 B to 64 KiB in runs up to a minute (CI's), to 1 MiB in longer ones. */
+const SHORT_RUN_BODY_BYTES = 64 * 1024;
+const LONG_RUN_BODY_BYTES = 1024 * 1024;
 const SELF_TEST_MS = 20_000;
 
 function chaosOptions(
@@ -21,7 +22,7 @@ function chaosOptions(
     durationMs,
     outDir,
     cli,
-    maxBodyBytes: MAX_BODY_BYTES,
+    maxBodyBytes: durationMs > 60_000 ? LONG_RUN_BODY_BYTES : SHORT_RUN_BODY_BYTES,
     quietMs: 30_000,
   };
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { HISTORY, type ChaosGroup } from "./groups.js";
+import { HISTORY } from "./groups.js";
 
 /**
  * Produces with an idempotency key: the script writes the entry and the key's id in one step, and
@@ -42,15 +42,15 @@ export class ChaosProducer {
     private readonly maxBody: number,
   ) {}
 
-  /** Writes one entry to a group drawn from the seed every `everyMs`, until stop(). */
-  async run(groups: readonly ChaosGroup[], everyMs: number): Promise<void> {
+  /** Writes one entry to a stream drawn from the seed every `everyMs`, until stop(). */
+  async run(streams: readonly string[], everyMs: number): Promise<void> {
     while (this.running) {
-      const group = groups[Math.floor(this.random() * groups.length)] ?? groups[0];
-      if (group === undefined) return;
+      const stream = streams[Math.floor(this.random() * streams.length)] ?? streams[0];
+      if (stream === undefined) return;
       const poison = this.random() < POISON_RATE;
-      const key = `${group.group}:${this.counts.produced}${poison ? ":poison" : ""}`;
+      const key = `${stream}:${this.counts.produced}${poison ? ":poison" : ""}`;
       const fields = entryFields(this.random, key, this.maxBody);
-      await this.produce(group.stream, key, fields);
+      await this.produce(stream, key, fields);
       this.counts.produced += 1;
       if (poison) this.counts.poison += 1;
       this.counts.bytes += fields.reduce((sum, field) => sum + field.length, 0);

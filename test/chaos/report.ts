@@ -25,7 +25,7 @@ function explain(violation: Violation, history: History, faults: readonly Applie
   const key = violation.key;
   if (key === undefined) return { ...violation, faultsApplied: faults.length };
   const mine = (records: readonly string[]) => records.filter((r) => r.startsWith(`${key} `));
-  const records = [...mine(history.deliveries), ...mine(history.acks), ...mine(history.crashes)];
+  const records = [...mine(history.deliveries), ...mine(history.acks), ...mine(history.stalls)];
   const times = records.map((r) => Number(r.slice(r.lastIndexOf(" ") + 1)));
   const from = Math.min(...times) - AROUND_MS;
   const to = Math.max(...times) + AROUND_MS;
@@ -34,7 +34,7 @@ function explain(violation: Violation, history: History, faults: readonly Applie
     produced: history.produced[key],
     deliveries: mine(history.deliveries),
     acks: mine(history.acks),
-    crashedHolding: mine(history.crashes),
+    stalls: mine(history.stalls),
     deadLetters: history.deadLetters
       .filter((letter) => letter.key === key)
       .map(({ body, ...letter }) => ({ ...letter, bodyBytes: body.length / 2 })),

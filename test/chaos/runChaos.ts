@@ -1,13 +1,13 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { seededRandom } from "../support/seededRandom.js";
 import { checkHistory, type Violation } from "./checker.js";
-import { ChaosConsumer, type Behaviour } from "./consumerFleet.js";
-import { consumerProgram } from "./consumerProgram.js";
-import { CHAOS_GROUPS } from "./groups.js";
+import { startFleet, type ChaosConsumer } from "./consumerFleet.js";
+import type { Program } from "./consumerProgram.js";
+import { CHAOS_GROUPS, READ_PAIRS, SOURCE_STREAMS } from "./groups.js";
 import { readHistory } from "./history.js";
 import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
@@ -29,7 +29,6 @@ export interface ChaosOptions {
 }
 
 const REPLICAS = 3;
-const CONSUMERS_PER_GROUP = 3;
 const PRODUCE_EVERY_MS = 40;
 
 interface Run {
@@ -37,6 +36,7 @@ interface Run {
   admin: Redis;
   janitors: JanitorReplica[];
   consumers: ChaosConsumer[];
+  programs: Program[];
   slow: SlowCommands;
   faults: AppliedFault[];
   /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
@@ -62,20 +62,6 @@ async function startJanitors(options: ChaosOptions, redisUrl: string): Promise<J
   if (!(await pollUntil(leads, 30_000)))
     throw new Error("chaos: no janitor took the lease within 30 s");
   return janitors;
-}
-
-async function startConsumers(random: () => number, redisUrl: string): Promise<ChaosConsumer[]> {
-  const consumers: ChaosConsumer[] = [];
-  for (const group of CHAOS_GROUPS) {
-    const program = await consumerProgram(group);
-    for (let i = 0; i < CONSUMERS_PER_GROUP; i += 1) {
-      const behaviour: Behaviour = i > 0 && random() < 0.6 ? "crashy" : "healthy";
-      const seed = Math.floor(random() * 2 ** 31);
-      consumers.push(new ChaosConsumer(program, `${group.group}-c${i}`, behaviour, seed, redisUrl));
-    }
-  }
-  for (const consumer of consumers) consumer.start();
-  return consumers;
 }
 
 /** One stale leader's sweep per group; what went wrong is kept for the checker. */
@@ -133,7 +119,7 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
     options.maxBodyBytes,
   );
   const started = Date.now();
-  const producing = producer.run(CHAOS_GROUPS, PRODUCE_EVERY_MS);
+  const producing = producer.run(SOURCE_STREAMS, PRODUCE_EVERY_MS);
   await runNemesis(run, options, random, activeMs);
   const left = activeMs - (Date.now() - started);
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
@@ -156,20 +142,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     admin,
     janitors: [],
     consumers: [],
+    programs: [],
     slow: new SlowCommands(),
     faults: [],
     fenceViolations: [],
-    auditor: new PendingAuditor(
-      admin,
-      CHAOS_GROUPS.flatMap((g) => [g.stream, g.lane].map((stream) => ({ stream, group: g.group }))),
-    ),
+    auditor: new PendingAuditor(admin, READ_PAIRS),
   };
   try {
     for (const group of CHAOS_GROUPS) {
       await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
     }
     run.janitors = await startJanitors(options, redis.url);
-    run.consumers = await startConsumers(random, redis.url);
+    const fleet = await startFleet(random, redis.url);
+    run.consumers = fleet.consumers;
+    run.programs = fleet.programs;
     const started = Date.now();
     run.auditor.start();
     await schedule(run, options, random);
@@ -186,6 +172,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return await finish(run, options, extra);
   } finally {
     await Promise.all(run.consumers.map((consumer) => consumer.stop()));
+    await Promise.all(run.programs.map((program) => program.remove()));
     await Promise.all(run.janitors.map((janitor) => janitor.kill()));
     admin.disconnect();
     await redis.kill();
@@ -214,6 +201,8 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     consumers,
     slowCommands: run.slow.all,
   };
+  const stderr = run.consumers.map((c) => `== ${c.name} (${c.behaviour})\n${c.stderr}`).join("\n");
+  await writeFile(join(options.outDir, "consumers.log"), stderr);
   const report = buildReport(base, verdict, history, run.faults);
   await writeReport(options.outDir, report, history, run.faults);
   return report;

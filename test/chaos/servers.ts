@@ -142,7 +142,7 @@ export async function writeJanitorConfig(
       minIdleMs: MIN_IDLE_MS,
       maxDeliveries: group.maxDeliveries,
       deadLetterStream: group.deadLetters,
-      ...(group.action === "requeue" ? { retryLane: true } : {}),
+      ...(group.lane === undefined ? {} : { retryLane: true }),
     })),
   };
   await writeFile(path, JSON.stringify(config, null, 2));
