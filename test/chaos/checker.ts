@@ -46,6 +46,8 @@ interface Seen {
   acks: Map<string, string[]>;
   deliveries: Map<string, string[]>;
   stalls: Map<string, string[]>;
+  purged: Map<string, string[]>;
+  redriven: Map<string, string[]>;
   deadLetters: Map<string, DeadLetter[]>;
   /** When the nemesis cut connections (a reply, or a delivery, may have been lost). */
   cuts: readonly number[];
@@ -103,14 +105,19 @@ function checkUnit(unit: Unit, out: Violation[]): void {
   const id = `${key} ${group.group}`;
   const acks = seen.acks.get(id) ?? [];
   const dead = seen.deadLetters.get(id) ?? [];
+  const purged = (seen.purged.get(id) ?? []).length;
+  const redriven = (seen.redriven.get(id) ?? []).length;
   const add = (invariant: string, detail: string) =>
     out.push({ invariant, key, detail: `${group.group}: ${detail}` });
-  if (acks.length === 0 && dead.length === 0) add("lost", "neither acknowledged nor dead-lettered");
+  const outcomes = acks.length + dead.length + purged;
+  if (outcomes === 0) add("lost", "neither acknowledged nor dead-lettered nor purged");
+  if (purged > 0 && outcomes > purged) add("purged-yet-kept", "purged, and acked or dead-lettered");
   if (acks.length > 1) add("acked-twice", `${acks.length} acknowledgements took effect`);
   if (dead.length > 1) add("dead-lettered-twice", `${dead.length} dead letters`);
   if (acks.length > 0 && dead.length > 0) add("acked-and-dead-lettered", "both");
   if (key.endsWith(":poison") && acks.length > 0) add("poison-acked", "a poison entry was acked");
-  const bound = group.maxDeliveries + 1;
+  // Each redrive starts the entry's deliveries again from 0.
+  const bound = (group.maxDeliveries + 1) * (1 + redriven);
   const { janitor } = splitDeliveries(seen.deliveries.get(id) ?? []);
   if (janitor > bound) add("over-delivered", `delivered ${janitor} times, bound ${bound}`);
   for (const letter of dead) checkLetter(unit, letter, add);
@@ -127,6 +134,8 @@ export function checkHistory(history: History, cuts: readonly number[]): Verdict
     acks: tally(history.acks),
     deliveries: tally(history.deliveries),
     stalls: tally(history.stalls),
+    purged: tally(history.purged),
+    redriven: tally(history.redriven),
     deadLetters,
     cuts,
     collateral: 0,
@@ -161,6 +170,8 @@ export function checkHistory(history: History, cuts: readonly number[]): Verdict
       ownPelReads: reads.filter((how) => how === "own").length,
       hotRereads: reads.filter((how) => how === "reread").length,
       stalls: history.stalls.length,
+      purgedByOperator: history.purged.length,
+      redrivenByOperator: history.redriven.length,
       collateralDeadLetters: seen.collateral,
       healthyDeadLetteredByAction: history.deadLetters.filter(
         (letter) => letter.reason === "action" && !letter.key.endsWith(":poison"),

@@ -87,6 +87,9 @@ export const HISTORY = {
   deliveries: "chaos:deliveries",
   /** Keys a consumer held when it crashed, or while it stalled past minIdleMs (no heartbeat). */
   stalls: "chaos:stalls",
+  /** "key group dead-letter-id ms" per dead letter the operator purged, or redrove (operator.ts). */
+  purged: "chaos:purged",
+  redriven: "chaos:redriven",
 } as const;
 
 export const MIN_IDLE_MS = 1000;

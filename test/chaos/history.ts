@@ -11,6 +11,9 @@ export interface History {
   deliveries: string[];
   /** "key group ms why" per entry a consumer held when it crashed, or stalled past minIdleMs. */
   stalls: string[];
+  /** "key group dead-letter-id ms" per dead letter the operator purged, or redrove. */
+  purged: string[];
+  redriven: string[];
   deadLetters: DeadLetter[];
   /** Bodies (fields without x-*) of the produced entries, hex per field, by key. */
   sourceBodies: Record<string, string>;
@@ -55,6 +58,8 @@ export async function readHistory(redis: Redis): Promise<History> {
     acks: await redis.lrange(HISTORY.acks, 0, -1),
     deliveries: await redis.lrange(HISTORY.deliveries, 0, -1),
     stalls: await redis.lrange(HISTORY.stalls, 0, -1),
+    purged: await redis.lrange(HISTORY.purged, 0, -1),
+    redriven: await redis.lrange(HISTORY.redriven, 0, -1),
     deadLetters: [],
     sourceBodies: {},
   };

@@ -1,8 +1,18 @@
 import type { Redis } from "ioredis";
+import type { ChaosProxy } from "./proxy.js";
 import type { ChaosRedis, JanitorReplica } from "./servers.js";
 
+/** Faults aimed at one janitor replica (the leader when the plan says -1). */
+const AT_JANITOR = ["kill-janitor", "stop-janitor", "partition", "delay-link", "sighup"] as const;
+type JanitorFault = (typeof AT_JANITOR)[number];
 type FaultKind =
-  "kill-janitor" | "stop-janitor" | "kill-redis" | "client-kill" | "script-flush" | "stale-sweep";
+  | JanitorFault
+  | "kill-redis"
+  | "client-kill"
+  | "script-flush"
+  | "stale-sweep"
+  | "dlq-redrive"
+  | "dlq-purge";
 
 /** A fault planned by the seed: when, what, on whom (janitor index, or -1: the leader). */
 export interface PlannedFault {
@@ -27,6 +37,11 @@ const WEIGHTS: [FaultKind, number][] = [
   ["client-kill", 2],
   ["script-flush", 2],
   ["stale-sweep", 1],
+  ["partition", 2],
+  ["delay-link", 2],
+  ["sighup", 1],
+  ["dlq-redrive", 1],
+  ["dlq-purge", 1],
 ];
 
 function drawKind(random: () => number): FaultKind {
@@ -58,6 +73,12 @@ export interface NemesisTargets {
   redis: ChaosRedis;
   admin: Redis;
   janitors: readonly JanitorReplica[];
+  /** Each janitor's link to Redis, by index. */
+  proxies: readonly ChaosProxy[];
+  /** Rewrites janitor `index`'s configuration (a changed one) and sends it SIGHUP. */
+  reconfigure: (index: number) => Promise<string>;
+  /** An operator's `dlq redrive` or `dlq purge` of one dead letter (operator.ts). */
+  operate: (kind: "redrive" | "purge") => Promise<string>;
   /** Called just before Redis is killed (its SLOWLOG dies with it). */
   beforeRedisKill: () => Promise<void>;
   /** A stale leader's sweep (fenceProbe.ts); says what it saw. */
@@ -74,24 +95,51 @@ const later = (ms: number, step: () => Promise<void> | void): void => {
   setTimeout(() => void step(), ms);
 };
 
+const isJanitorFault = (kind: FaultKind): kind is JanitorFault =>
+  (AT_JANITOR as readonly string[]).includes(kind);
+
+/** A latency added to one replica's link: 50 ms plus a tenth of the hold (up to about 380 ms). */
+const linkDelay = (fault: PlannedFault) => 50 + Math.round(fault.holdMs / 10);
+
+/** A fault on one janitor; what is taken away comes back after holdMs. */
+async function janitorFault(
+  kind: JanitorFault,
+  fault: PlannedFault,
+  on: NemesisTargets,
+): Promise<AppliedFault> {
+  const applied: AppliedFault = { ...fault, at: Date.now() };
+  const victim = fault.target >= 0 ? fault.target : await leaderIndex(on.janitors);
+  const janitor = victim === undefined ? undefined : on.janitors[victim];
+  const proxy = victim === undefined ? undefined : on.proxies[victim];
+  if (victim === undefined || janitor === undefined || proxy === undefined) {
+    return { ...applied, note: "no leader" };
+  }
+  if (!janitor.running || janitor.stopped) return { ...applied, note: "not running" };
+  applied.victim = victim;
+  if (kind === "stop-janitor") {
+    janitor.signal("SIGSTOP");
+    later(fault.holdMs, () => janitor.signal("SIGCONT"));
+  } else if (kind === "kill-janitor") {
+    await janitor.kill();
+    later(fault.holdMs, () => janitor.start());
+  } else if (kind === "partition") {
+    proxy.partition();
+    later(fault.holdMs, () => proxy.heal());
+  } else if (kind === "delay-link") {
+    proxy.setDelay(linkDelay(fault));
+    applied.note = `${linkDelay(fault)} ms each way`;
+    later(fault.holdMs, () => proxy.setDelay(0));
+  } else {
+    applied.note = await on.reconfigure(victim);
+  }
+  return applied;
+}
+
 /** Applies one fault; a janitor or Redis it takes down comes back after holdMs. */
 export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promise<AppliedFault> {
+  if (isJanitorFault(fault.kind)) return janitorFault(fault.kind, fault, on);
   const applied: AppliedFault = { ...fault, at: Date.now() };
-  if (fault.kind === "kill-janitor" || fault.kind === "stop-janitor") {
-    const victim = fault.target >= 0 ? fault.target : await leaderIndex(on.janitors);
-    const janitor = victim === undefined ? undefined : on.janitors[victim];
-    if (janitor === undefined || !janitor.running || janitor.stopped) {
-      return { ...applied, note: "no such janitor running (no leader?)" };
-    }
-    applied.victim = victim;
-    if (fault.kind === "stop-janitor") {
-      janitor.signal("SIGSTOP");
-      later(fault.holdMs, () => janitor.signal("SIGCONT"));
-    } else {
-      await janitor.kill();
-      later(fault.holdMs, () => janitor.start());
-    }
-  } else if (fault.kind === "kill-redis") {
+  if (fault.kind === "kill-redis") {
     await on.beforeRedisKill().catch(() => undefined);
     await on.redis.kill();
     await new Promise((resolve) => setTimeout(resolve, Math.min(fault.holdMs, 1000)));
@@ -100,6 +148,8 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
     applied.note = String(await on.admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"));
   } else if (fault.kind === "script-flush") {
     applied.note = String(await on.admin.script("FLUSH"));
+  } else if (fault.kind === "dlq-redrive" || fault.kind === "dlq-purge") {
+    applied.note = await on.operate(fault.kind === "dlq-redrive" ? "redrive" : "purge");
   } else {
     applied.note = await on.staleSweep();
   }

@@ -36,7 +36,8 @@ async function settled(redis: Redis): Promise<boolean> {
   const pending = Object.values(await pendingByStream(redis)).reduce((a, b) => a + b, 0);
   let deadLetters = 0;
   for (const stream of DEAD_LETTER_STREAMS) deadLetters += await redis.xlen(stream);
-  const done = (await redis.llen(HISTORY.acks)) + deadLetters;
+  const purged = await redis.llen(HISTORY.purged);
+  const done = (await redis.llen(HISTORY.acks)) + deadLetters + purged;
   return pending === 0 && done >= (await toProcess(redis));
 }
 

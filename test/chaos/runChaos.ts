@@ -12,10 +12,12 @@ import { readHistory } from "./history.js";
 import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
-import { awaitQuiescence, lanesTrimmed, metricsAgree, pollUntil } from "./quiescence.js";
+import { awaitQuiescence, lanesTrimmed, metricsAgree } from "./quiescence.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
-import { ChaosRedis, JanitorReplica, writeJanitorConfig } from "./servers.js";
+import { ChaosRedis } from "./servers.js";
+import { healJanitors, startJanitors, type JanitorSet } from "./janitors.js";
+import { operate } from "./operator.js";
 import { SlowCommands } from "./slowlog.js";
 
 export interface ChaosOptions {
@@ -28,13 +30,12 @@ export interface ChaosOptions {
   quietMs: number;
 }
 
-const REPLICAS = 3;
 const PRODUCE_EVERY_MS = 40;
 
 interface Run {
   redis: ChaosRedis;
   admin: Redis;
-  janitors: JanitorReplica[];
+  set: JanitorSet | undefined;
   consumers: ChaosConsumer[];
   programs: Program[];
   slow: SlowCommands;
@@ -46,23 +47,6 @@ interface Run {
 
 /** Faults that cut consumers' connections: a reply in flight may be lost (checker.ts). */
 const CUTS: readonly string[] = ["client-kill", "kill-redis"];
-
-async function startJanitors(options: ChaosOptions, redisUrl: string): Promise<JanitorReplica[]> {
-  const janitors: JanitorReplica[] = [];
-  for (let index = 0; index < REPLICAS; index += 1) {
-    const port = await freePort();
-    const config = await writeJanitorConfig(join(options.outDir, "config"), redisUrl, port);
-    const log = join(options.outDir, `janitor-${index}.log`);
-    janitors.push(new JanitorReplica(index, options.cli, config, port, log));
-  }
-  for (const janitor of janitors) janitor.start();
-  // The schedule starts once one of them leads, so that its first faults have a leader to hit.
-  const leads = async () =>
-    (await Promise.all(janitors.map((j) => j.metric("stream_janitor_leader")))).includes(1);
-  if (!(await pollUntil(leads, 30_000)))
-    throw new Error("chaos: no janitor took the lease within 30 s");
-  return janitors;
-}
 
 /** One stale leader's sweep per group; what went wrong is kept for the checker. */
 async function staleSweeps(run: Run, options: ChaosOptions): Promise<string> {
@@ -80,17 +64,24 @@ async function runNemesis(
   untilMs: number,
 ): Promise<void> {
   const started = Date.now();
+  const set = run.set;
+  if (set === undefined) return;
+  const operatorRandom = seededRandom(options.seed ^ 0x0be7a7);
+  const operator = { redis: run.admin, cli: options.cli, config: set.operatorConfig };
   const targets: NemesisTargets = {
     redis: run.redis,
     admin: run.admin,
-    janitors: run.janitors,
+    janitors: set.janitors,
+    proxies: set.proxies,
+    reconfigure: (index) => set.reconfigure(index),
+    operate: (kind) => operate(kind, operatorRandom, operator),
     beforeRedisKill: async () => {
       await run.slow.collect(run.admin);
       run.slow.restarted();
     },
     staleSweep: () => staleSweeps(run, options),
   };
-  for (const fault of planFaults(random, untilMs, REPLICAS)) {
+  for (const fault of planFaults(random, untilMs, set.janitors.length)) {
     const wait = started + fault.atMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     run.faults.push(
@@ -100,14 +91,6 @@ async function runNemesis(
         note: `failed: ${String(error)}`,
       })),
     );
-  }
-}
-
-/** Every janitor back and running before the quiet period. */
-function healJanitors(janitors: readonly JanitorReplica[]): void {
-  for (const janitor of janitors) {
-    if (janitor.stopped) janitor.signal("SIGCONT");
-    if (!janitor.running) janitor.start();
   }
 }
 
@@ -125,7 +108,7 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   producer.stop();
   await producing;
-  healJanitors(run.janitors);
+  if (run.set !== undefined) healJanitors(run.set);
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -140,7 +123,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const run: Run = {
     redis,
     admin,
-    janitors: [],
+    set: undefined,
     consumers: [],
     programs: [],
     slow: new SlowCommands(),
@@ -152,7 +135,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const group of CHAOS_GROUPS) {
       await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
     }
-    run.janitors = await startJanitors(options, redis.url);
+    run.set = await startJanitors(options.cli, options.outDir, redis);
     const fleet = await startFleet(random, redis.url);
     run.consumers = fleet.consumers;
     run.programs = fleet.programs;
@@ -163,7 +146,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const extra: Violation[] = await awaitQuiescence(admin, quiet);
     await run.auditor.stop();
     extra.push(...run.auditor.violations);
-    if (extra.length === 0) extra.push(...(await metricsAgree(run.janitors, 20_000)));
+    if (extra.length === 0) extra.push(...(await metricsAgree(run.set.janitors, 20_000)));
     extra.push(...(await lanesTrimmed(admin, 10_000)));
     await run.slow.collect(admin);
     extra.push(...run.slow.violations());
@@ -173,7 +156,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     await Promise.all(run.consumers.map((consumer) => consumer.stop()));
     await Promise.all(run.programs.map((program) => program.remove()));
-    await Promise.all(run.janitors.map((janitor) => janitor.kill()));
+    await run.set?.close();
     admin.disconnect();
     await redis.kill();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
@@ -120,11 +120,16 @@ export class JanitorReplica {
   }
 }
 
-/** The janitors' configuration: short lease and sweep interval, every chaos group. */
+/**
+ * The janitors' configuration: short lease and sweep interval, every chaos group. `changed` is
+ * the variant a SIGHUP fault loads: a slower sweep and minIdleMs 1.2 s (slow consumers still
+ * take longer, heartbeats still beat well within it).
+ */
 export async function writeJanitorConfig(
   dir: string,
   redisUrl: string,
   httpPort: number,
+  changed = false,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, `janitor-${httpPort}.json`);
@@ -133,18 +138,20 @@ export async function writeJanitorConfig(
     http: { host: "127.0.0.1", port: httpPort },
     log: { level: "warn" },
     lease: { key: LEASE_KEY, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
-    sweep: { intervalMs: 200 },
+    sweep: { intervalMs: changed ? 350 : 200 },
     metrics: { pelScanIntervalMs: 500 },
     groups: CHAOS_GROUPS.map((group) => ({
       stream: group.stream,
       group: group.group,
       action: group.action,
-      minIdleMs: MIN_IDLE_MS,
+      minIdleMs: changed ? MIN_IDLE_MS * 1.2 : MIN_IDLE_MS,
       maxDeliveries: group.maxDeliveries,
       deadLetterStream: group.deadLetters,
       ...(group.lane === undefined ? {} : { retryLane: true }),
     })),
   };
-  await writeFile(path, JSON.stringify(config, null, 2));
+  // Written whole, then renamed: a SIGHUP never reads half a file.
+  await writeFile(`${path}.tmp`, JSON.stringify(config, null, 2));
+  await rename(`${path}.tmp`, path);
   return path;
 }
