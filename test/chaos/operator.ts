@@ -49,10 +49,16 @@ export async function operate(
   on: { redis: Redis; cli: string; config: string },
 ): Promise<string> {
   const candidates = CHAOS_GROUPS.filter((g) => kind === "purge" || REDRIVABLE.has(g.group));
-  const group = candidates[Math.floor(random() * candidates.length)];
-  if (group === undefined) return "no group";
-  const letter = await deadLetterOf(on.redis, group, random());
-  if (letter === undefined) return `${group.group}: no dead letter to ${kind}`;
+  // The first group with a dead letter, from one drawn at random.
+  const start = Math.floor(random() * candidates.length);
+  const pick = random();
+  let group: ChaosGroup | undefined;
+  let letter: { id: string; key: string } | undefined;
+  for (let i = 0; i < candidates.length && letter === undefined; i += 1) {
+    group = candidates[(start + i) % candidates.length];
+    if (group !== undefined) letter = await deadLetterOf(on.redis, group, pick);
+  }
+  if (group === undefined || letter === undefined) return `no dead letter to ${kind}`;
   const selector = ["--stream", group.stream, "--group", group.group, "--id", letter.id];
   const args = ["dlq", kind, ...selector, "--json", "--config", on.config];
   const { code, out } = await run(on.cli, kind === "purge" ? [...args, "--yes"] : args);

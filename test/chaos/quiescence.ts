@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
 import { CHAOS_GROUPS, DEAD_LETTER_STREAMS, HISTORY, READ_PAIRS } from "./groups.js";
-import type { JanitorReplica } from "./servers.js";
 import type { Violation } from "./checker.js";
 
 async function pendingOf(redis: Redis, stream: string, group: string): Promise<number> {
@@ -63,30 +62,6 @@ export async function awaitQuiescence(redis: Redis, timeoutMs: number): Promise<
     {
       invariant: "pending-at-quiescence",
       detail: `after ${Date.now() - started} ms of quiet: pending ${JSON.stringify(pending)}`,
-    },
-  ];
-}
-
-/** Every running janitor's /metrics says 0 pending for every group (within `timeoutMs`). */
-export async function metricsAgree(
-  janitors: readonly JanitorReplica[],
-  timeoutMs: number,
-): Promise<Violation[]> {
-  const samples: Record<string, (number | undefined)[]> = {};
-  const agree = async (): Promise<boolean> => {
-    for (const group of CHAOS_GROUPS) {
-      const labels = [`stream="${group.stream}"`, `group="${group.group}"`];
-      samples[group.group] = await Promise.all(
-        janitors.map((j) => j.metric("stream_janitor_pending_entries", labels)),
-      );
-    }
-    return Object.values(samples).every((values) => values.every((value) => value === 0));
-  };
-  if (await pollUntil(agree, timeoutMs)) return [];
-  return [
-    {
-      invariant: "metrics-disagree",
-      detail: `stream_janitor_pending_entries per janitor: ${JSON.stringify(samples)}, Redis: 0`,
     },
   ];
 }

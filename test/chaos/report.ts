@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Verdict, Violation } from "./checker.js";
 import type { History } from "./history.js";
 import type { AppliedFault } from "./nemesis.js";
+import type { Recovery } from "./recovery.js";
 
 export interface ChaosReport {
   seed: number;
@@ -15,6 +16,8 @@ export interface ChaosReport {
   /** The first violations with the key's history and the faults within 5 s of it. */
   explained: unknown[];
   slowCommands: unknown[];
+  /** Leader lost -> next sweep, per fault that took the leader away. */
+  recoveries: Recovery[];
   ok: boolean;
 }
 
@@ -73,6 +76,18 @@ export async function writeReport(
   await writeFile(join(outDir, "report.json"), JSON.stringify(report, null, 2));
 }
 
+function recoveryLine(recoveries: readonly Recovery[]): string {
+  const times = recoveries
+    .map((r) => r.recoveredMs)
+    .filter((ms): ms is number => ms !== null)
+    .sort((a, b) => a - b);
+  const never = recoveries.length - times.length;
+  if (recoveries.length === 0) return "no leader was taken away";
+  const median = times[Math.floor(times.length / 2)] ?? 0;
+  const max = times[times.length - 1] ?? 0;
+  return `${recoveries.length} leaders lost, median ${median} ms, max ${max} ms${never > 0 ? `, ${never} not recovered within 30 s` : ""}`;
+}
+
 export function summary(report: ChaosReport): string {
   const invariants = new Map<string, number>();
   for (const v of report.violations)
@@ -81,6 +96,7 @@ export function summary(report: ChaosReport): string {
     `chaos seed ${report.seed}, ${report.durationMs / 1000} s, standalone`,
     `counts: ${JSON.stringify(report.counts)}`,
     `faults: ${JSON.stringify(report.faults)}`,
+    `recovery (leader lost -> next sweep): ${recoveryLine(report.recoveries)}`,
     `consumers: ${report.consumers.map((c) => `${c.name} ${c.behaviour} ${c.starts} starts`).join(", ")}`,
     report.ok
       ? "every invariant holds"

@@ -12,7 +12,9 @@ import { readHistory } from "./history.js";
 import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
-import { awaitQuiescence, lanesTrimmed, metricsAgree } from "./quiescence.js";
+import { awaitQuiescence, lanesTrimmed } from "./quiescence.js";
+import { viewsAgree } from "./agreement.js";
+import { RecoveryWatch, ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
 import { ChaosRedis } from "./servers.js";
@@ -43,7 +45,12 @@ interface Run {
   /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
   fenceViolations: Violation[];
   auditor: PendingAuditor;
+  recovery: RecoveryWatch | undefined;
+  scriptTime: ScriptTime;
 }
+
+/** Faults that take a leader away when aimed at it. */
+const LEADER_LOST: readonly string[] = ["kill-janitor", "stop-janitor", "partition"];
 
 /** Faults that cut consumers' connections: a reply in flight may be lost (checker.ts). */
 const CUTS: readonly string[] = ["client-kill", "kill-redis"];
@@ -77,6 +84,7 @@ async function runNemesis(
     operate: (kind) => operate(kind, operatorRandom, operator),
     beforeRedisKill: async () => {
       await run.slow.collect(run.admin);
+      await run.scriptTime.collect(run.admin);
       run.slow.restarted();
     },
     staleSweep: () => staleSweeps(run, options),
@@ -84,13 +92,16 @@ async function runNemesis(
   for (const fault of planFaults(random, untilMs, set.janitors.length)) {
     const wait = started + fault.atMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    run.faults.push(
-      await applyFault(fault, targets).catch((error: unknown) => ({
-        ...fault,
-        at: Date.now(),
-        note: `failed: ${String(error)}`,
-      })),
-    );
+    const applied = await applyFault(fault, targets).catch((error: unknown) => ({
+      ...fault,
+      at: Date.now(),
+      victim: undefined,
+      note: `failed: ${String(error)}`,
+    }));
+    run.faults.push(applied);
+    if (fault.target === -1 && applied.victim !== undefined && LEADER_LOST.includes(fault.kind)) {
+      run.recovery?.leaderLost(fault.kind, applied.at);
+    }
   }
 }
 
@@ -130,12 +141,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     faults: [],
     fenceViolations: [],
     auditor: new PendingAuditor(admin, READ_PAIRS),
+    recovery: undefined,
+    scriptTime: new ScriptTime(),
   };
   try {
     for (const group of CHAOS_GROUPS) {
       await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
     }
     run.set = await startJanitors(options.cli, options.outDir, redis);
+    run.recovery = new RecoveryWatch(run.set.janitors);
     const fleet = await startFleet(random, redis.url);
     run.consumers = fleet.consumers;
     run.programs = fleet.programs;
@@ -146,9 +160,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const extra: Violation[] = await awaitQuiescence(admin, quiet);
     await run.auditor.stop();
     extra.push(...run.auditor.violations);
-    if (extra.length === 0) extra.push(...(await metricsAgree(run.set.janitors, 20_000)));
+    if (extra.length === 0) {
+      const views = {
+        redis: admin,
+        janitors: run.set.janitors,
+        cli: options.cli,
+        operatorConfig: run.set.operatorConfig,
+        redisRestarted: run.faults.some((fault) => fault.kind === "kill-redis"),
+      };
+      extra.push(...(await viewsAgree(views, 20_000)));
+    }
     extra.push(...(await lanesTrimmed(admin, 10_000)));
     await run.slow.collect(admin);
+    await run.scriptTime.collect(admin);
     extra.push(...run.slow.violations());
     await staleSweeps(run, options);
     extra.push(...run.fenceViolations);
@@ -167,6 +191,9 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
   const history = await readHistory(run.admin);
   const cuts = run.faults.filter((fault) => CUTS.includes(fault.kind)).map((fault) => fault.at);
   const verdict = checkHistory(history, cuts);
+  const units = verdict.counts.toProcess ?? 0;
+  verdict.counts.janitorScriptUsPerEntry = Math.round(run.scriptTime.usec / Math.max(1, units));
+  verdict.counts.janitorScriptCalls = run.scriptTime.calls;
   for (const [stream, length] of Object.entries(run.auditor.longest)) {
     verdict.counts[`longest ${stream}`] = length;
   }
@@ -183,7 +210,12 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     cli: options.cli,
     consumers,
     slowCommands: run.slow.all,
+    recoveries: (await run.recovery?.settled()) ?? [],
   };
+  for (const lost of base.recoveries.filter((r) => r.recoveredMs === null)) {
+    const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s`;
+    verdict.violations.push({ invariant: "leader-not-replaced", detail });
+  }
   const stderr = run.consumers.map((c) => `== ${c.name} (${c.behaviour})\n${c.stderr}`).join("\n");
   await writeFile(join(options.outDir, "consumers.log"), stderr);
   const report = buildReport(base, verdict, history, run.faults);

@@ -99,25 +99,40 @@ export class JanitorReplica {
     await exited;
   }
 
-  /** A metric's value from its /metrics (first sample with all `labels`); undefined if silent. */
-  async metric(name: string, labels: readonly string[] = []): Promise<number | undefined> {
+  /** GET `path` from its HTTP port; undefined while it is down, stopped or silent. */
+  async get(path: string): Promise<string | undefined> {
     if (!this.running || this.stopped) return undefined;
     try {
-      const response = await fetch(`http://127.0.0.1:${this.httpPort}/metrics`, {
+      const response = await fetch(`http://127.0.0.1:${this.httpPort}${path}`, {
         signal: AbortSignal.timeout(3000),
       });
-      const line = (await response.text())
-        .split("\n")
-        .find(
-          (l) =>
-            (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) &&
-            labels.every((label) => l.includes(label)),
-        );
-      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+      return await response.text();
     } catch {
       return undefined;
     }
   }
+
+  /** A metric's value from its /metrics (first sample with all `labels`); undefined if silent. */
+  async metric(name: string, labels: readonly string[] = []): Promise<number | undefined> {
+    const text = await this.get("/metrics");
+    return text === undefined ? undefined : metricValue(text, name, labels);
+  }
+}
+
+/** A metric's value in a /metrics text (first sample with all `labels`); undefined if none. */
+export function metricValue(
+  text: string,
+  name: string,
+  labels: readonly string[] = [],
+): number | undefined {
+  const line = text
+    .split("\n")
+    .find(
+      (l) =>
+        (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) &&
+        labels.every((label) => l.includes(label)),
+    );
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
 /**
@@ -140,6 +155,8 @@ export async function writeJanitorConfig(
     lease: { key: LEASE_KEY, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
     sweep: { intervalMs: changed ? 350 : 200 },
     metrics: { pelScanIntervalMs: 500 },
+    // Verdicts within seconds of the quiet period (the default samples every 10 s).
+    status: { intervalMs: 500, window: 4 },
     groups: CHAOS_GROUPS.map((group) => ({
       stream: group.stream,
       group: group.group,
