@@ -51,6 +51,8 @@ interface Seen {
   deadLetters: Map<string, DeadLetter[]>;
   /** When the nemesis cut connections (a reply, or a delivery, may have been lost). */
   cuts: readonly number[];
+  /** When a failover may have lost acknowledged writes (a delivery among them). */
+  lossy: readonly number[];
   collateral: number;
 }
 
@@ -116,15 +118,24 @@ function checkUnit(unit: Unit, out: Violation[]): void {
   if (dead.length > 1) add("dead-lettered-twice", `${dead.length} dead letters`);
   if (acks.length > 0 && dead.length > 0) add("acked-and-dead-lettered", "both");
   if (key.endsWith(":poison") && acks.length > 0) add("poison-acked", "a poison entry was acked");
-  // Each redrive starts the entry's deliveries again from 0.
-  const bound = (group.maxDeliveries + 1) * (1 + redriven);
+  // Each redrive starts the entry's deliveries again from 0; a failover may lose a delivery that
+  // its consumer saw (and recorded), to be delivered again.
+  const lost = seen.lossy.filter((at) => at >= unit.producedMs).length;
+  const bound = (group.maxDeliveries + 1) * (1 + redriven) + lost;
   const { janitor } = splitDeliveries(seen.deliveries.get(id) ?? []);
   if (janitor > bound) add("over-delivered", `delivered ${janitor} times, bound ${bound}`);
   for (const letter of dead) checkLetter(unit, letter, add);
 }
 
-/** Every invariant on the recorded history (`cuts`: when connections were cut); counts. */
-export function checkHistory(history: History, cuts: readonly number[]): Verdict {
+/**
+ * Every invariant on the recorded history (`cuts`: when connections were cut or the primary
+ * replaced, `lossy`: when a failover may have lost writes); counts for the summary.
+ */
+export function checkHistory(
+  history: History,
+  cuts: readonly number[],
+  lossy: readonly number[],
+): Verdict {
   const deadLetters = new Map<string, DeadLetter[]>();
   for (const letter of history.deadLetters) {
     const unit = `${letter.key} ${letter.group}`;
@@ -138,6 +149,7 @@ export function checkHistory(history: History, cuts: readonly number[]): Verdict
     redriven: tally(history.redriven),
     deadLetters,
     cuts,
+    lossy,
     collateral: 0,
   };
   const violations: Violation[] = [];

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { ChaosProxy } from "./proxy.js";
 import { pollUntil } from "./quiescence.js";
-import { JanitorReplica, writeJanitorConfig, type ChaosRedis } from "./servers.js";
+import { JanitorReplica, writeJanitorConfig } from "./servers.js";
+import type { Topology } from "./topology.js";
 
 const REPLICAS = 3;
 
@@ -20,16 +21,16 @@ export interface JanitorSet {
 export async function startJanitors(
   cli: string,
   outDir: string,
-  redis: ChaosRedis,
+  topology: Topology,
 ): Promise<JanitorSet> {
   const janitors: JanitorReplica[] = [];
   const proxies: ChaosProxy[] = [];
   const dir = join(outDir, "config");
   for (let index = 0; index < REPLICAS; index += 1) {
-    const proxy = new ChaosProxy(() => redis.port);
-    const url = `redis://127.0.0.1:${await proxy.start()}`;
+    const proxy = new ChaosProxy(() => topology.primaryPort());
+    const redis = topology.janitorRedis(await proxy.start());
     const port = await freePort();
-    const config = await writeJanitorConfig(dir, url, port);
+    const config = await writeJanitorConfig(dir, redis, port);
     const log = join(outDir, `janitor-${index}.log`);
     janitors.push(new JanitorReplica(index, cli, config, port, log));
     proxies.push(proxy);
@@ -44,14 +45,18 @@ export async function startJanitors(
   return {
     janitors,
     proxies,
-    operatorConfig: await writeJanitorConfig(dir, redis.url, await freePort()),
+    operatorConfig: await writeJanitorConfig(
+      dir,
+      topology.linked ? { url: topology.url } : topology.janitorRedis(0),
+      await freePort(),
+    ),
     reconfigure: async (index) => {
       const janitor = janitors[index];
       const proxy = proxies[index];
       if (janitor === undefined || proxy === undefined) return "no such janitor";
       variants[index] = !variants[index];
-      const url = `redis://127.0.0.1:${proxy.port}`;
-      await writeJanitorConfig(dir, url, janitor.httpPort, variants[index]);
+      const redis = topology.janitorRedis(proxy.port);
+      await writeJanitorConfig(dir, redis, janitor.httpPort, variants[index]);
       janitor.signal("SIGHUP");
       return variants[index] ? "sweep 350 ms, minIdleMs 1200" : "sweep 200 ms, minIdleMs 1000";
     },

@@ -19,6 +19,7 @@ function chaosOptions(
 ): ChaosOptions {
   return {
     seed: command.seed,
+    topology: command.topology,
     durationMs,
     outDir,
     cli,

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ChaosProxy } from "./proxy.js";
-import type { ChaosRedis, JanitorReplica } from "./servers.js";
+import type { JanitorReplica } from "./servers.js";
+import type { Topology } from "./topology.js";
 
 /** Faults aimed at one janitor replica (the leader when the plan says -1). */
 const AT_JANITOR = ["kill-janitor", "stop-janitor", "partition", "delay-link", "sighup"] as const;
@@ -8,6 +9,7 @@ type JanitorFault = (typeof AT_JANITOR)[number];
 type FaultKind =
   | JanitorFault
   | "kill-redis"
+  | "failover"
   | "client-kill"
   | "script-flush"
   | "stale-sweep"
@@ -34,6 +36,7 @@ const WEIGHTS: [FaultKind, number][] = [
   ["kill-janitor", 3],
   ["stop-janitor", 3],
   ["kill-redis", 1],
+  ["failover", 3],
   ["client-kill", 2],
   ["script-flush", 2],
   ["stale-sweep", 1],
@@ -44,10 +47,18 @@ const WEIGHTS: [FaultKind, number][] = [
   ["dlq-purge", 1],
 ];
 
-function drawKind(random: () => number): FaultKind {
-  const total = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
+/** The faults a topology can take: a restart from the AOF, a failover, a link to cut. */
+function allows(topology: Topology, kind: FaultKind): boolean {
+  if (kind === "kill-redis") return topology.restart !== undefined;
+  if (kind === "failover") return topology.failover !== undefined;
+  if (kind === "partition" || kind === "delay-link") return topology.linked;
+  return true;
+}
+
+function drawKind(random: () => number, weights: readonly [FaultKind, number][]): FaultKind {
+  const total = weights.reduce((sum, [, weight]) => sum + weight, 0);
   let pick = random() * total;
-  for (const [kind, weight] of WEIGHTS) {
+  for (const [kind, weight] of weights) {
     pick -= weight;
     if (pick < 0) return kind;
   }
@@ -59,10 +70,12 @@ export function planFaults(
   random: () => number,
   untilMs: number,
   replicas: number,
+  topology: Topology,
 ): PlannedFault[] {
+  const weights = WEIGHTS.filter(([kind]) => allows(topology, kind));
   const faults: PlannedFault[] = [];
   for (let at = 2000 + random() * 2000; at < untilMs; at += 1500 + random() * 2500) {
-    const kind = drawKind(random);
+    const kind = drawKind(random, weights);
     const target = random() < 0.6 ? -1 : Math.floor(random() * replicas);
     faults.push({ atMs: Math.round(at), kind, target, holdMs: Math.round(300 + random() * 3000) });
   }
@@ -70,7 +83,7 @@ export function planFaults(
 }
 
 export interface NemesisTargets {
-  redis: ChaosRedis;
+  topology: Topology;
   admin: Redis;
   janitors: readonly JanitorReplica[];
   /** Each janitor's link to Redis, by index. */
@@ -79,7 +92,7 @@ export interface NemesisTargets {
   reconfigure: (index: number) => Promise<string>;
   /** An operator's `dlq redrive` or `dlq purge` of one dead letter (operator.ts). */
   operate: (kind: "redrive" | "purge") => Promise<string>;
-  /** Called just before Redis is killed (its SLOWLOG dies with it). */
+  /** Called just before the primary is killed or replaced (its SLOWLOG goes with it). */
   beforeRedisKill: () => Promise<void>;
   /** A stale leader's sweep (fenceProbe.ts); says what it saw. */
   staleSweep: () => Promise<string>;
@@ -139,11 +152,12 @@ async function janitorFault(
 export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promise<AppliedFault> {
   if (isJanitorFault(fault.kind)) return janitorFault(fault.kind, fault, on);
   const applied: AppliedFault = { ...fault, at: Date.now() };
-  if (fault.kind === "kill-redis") {
+  if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    await on.redis.kill();
-    await new Promise((resolve) => setTimeout(resolve, Math.min(fault.holdMs, 1000)));
-    await on.redis.start();
+    await on.topology.restart(Math.min(fault.holdMs, 1000));
+  } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
+    await on.beforeRedisKill().catch(() => undefined);
+    applied.note = await on.topology.failover();
   } else if (fault.kind === "client-kill") {
     applied.note = String(await on.admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"));
   } else if (fault.kind === "script-flush") {

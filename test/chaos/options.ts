@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 
 export interface ParsedCommand {
   seed: number;
+  topology: "standalone" | "sentinel";
   durationMs: number;
   outDir: string;
   selfTest: boolean;
@@ -34,10 +35,14 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
     },
     strict: true,
   });
-  if (values.topology !== "standalone") {
+  const topology = values.topology;
+  if (topology === "cluster") {
     throw new UsageError(
-      `--topology ${values.topology}: not yet (this version runs standalone only; sentinel and cluster come later)`,
+      "--topology cluster: not yet (this version runs standalone and sentinel; cluster comes later)",
     );
+  }
+  if (topology !== "standalone" && topology !== "sentinel") {
+    throw new UsageError(`--topology: expected standalone or sentinel, got ${topology}`);
   }
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) {
@@ -45,6 +50,7 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   }
   return {
     seed,
+    topology,
     durationMs: duration(values.duration),
     outDir: values.out,
     selfTest: values["self-test"],

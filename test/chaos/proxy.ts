@@ -43,6 +43,11 @@ export class ChaosProxy {
     this.dropAll();
   }
 
+  /** Closes every connection through it: clients reconnect (to a new target, if it moved). */
+  dropConnections(): void {
+    this.dropAll();
+  }
+
   async close(): Promise<void> {
     this.dropAll();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

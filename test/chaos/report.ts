@@ -7,6 +7,7 @@ import type { Recovery } from "./recovery.js";
 
 export interface ChaosReport {
   seed: number;
+  topology: string;
   durationMs: number;
   cli: string;
   counts: Record<string, number>;
@@ -93,7 +94,7 @@ export function summary(report: ChaosReport): string {
   for (const v of report.violations)
     invariants.set(v.invariant, (invariants.get(v.invariant) ?? 0) + 1);
   const lines = [
-    `chaos seed ${report.seed}, ${report.durationMs / 1000} s, standalone`,
+    `chaos seed ${report.seed}, ${report.durationMs / 1000} s, ${report.topology}`,
     `counts: ${JSON.stringify(report.counts)}`,
     `faults: ${JSON.stringify(report.faults)}`,
     `recovery (leader lost -> next sweep): ${recoveryLine(report.recoveries)}`,

@@ -17,7 +17,7 @@ import { viewsAgree } from "./agreement.js";
 import { RecoveryWatch, ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
-import { ChaosRedis } from "./servers.js";
+import { sentinel, standalone, type Topology, type TopologyName } from "./topology.js";
 import { healJanitors, startJanitors, type JanitorSet } from "./janitors.js";
 import { operate } from "./operator.js";
 import { SlowCommands } from "./slowlog.js";
@@ -30,12 +30,13 @@ export interface ChaosOptions {
   cli: string;
   maxBodyBytes: number;
   quietMs: number;
+  topology: TopologyName;
 }
 
 const PRODUCE_EVERY_MS = 40;
 
 interface Run {
-  redis: ChaosRedis;
+  topology: Topology;
   admin: Redis;
   set: JanitorSet | undefined;
   consumers: ChaosConsumer[];
@@ -52,14 +53,17 @@ interface Run {
 /** Faults that take a leader away when aimed at it. */
 const LEADER_LOST: readonly string[] = ["kill-janitor", "stop-janitor", "partition"];
 
-/** Faults that cut consumers' connections: a reply in flight may be lost (checker.ts). */
-const CUTS: readonly string[] = ["client-kill", "kill-redis"];
+/**
+ * Faults that cut consumers' connections, so a reply in flight may be lost, or that may lose
+ * writes already answered (a failover: replication is asynchronous); see checker.ts.
+ */
+const CUTS: readonly string[] = ["client-kill", "kill-redis", "failover"];
 
 /** One stale leader's sweep per group; what went wrong is kept for the checker. */
 async function staleSweeps(run: Run, options: ChaosOptions): Promise<string> {
   const found: Violation[] = [];
   for (const group of CHAOS_GROUPS)
-    found.push(...(await probeFence(options.cli, run.redis.url, group)));
+    found.push(...(await probeFence(options.cli, run.topology.url, group)));
   run.fenceViolations.push(...found);
   return found.length === 0 ? "refused (FENCED)" : found.map((v) => v.detail).join("; ");
 }
@@ -76,7 +80,7 @@ async function runNemesis(
   const operatorRandom = seededRandom(options.seed ^ 0x0be7a7);
   const operator = { redis: run.admin, cli: options.cli, config: set.operatorConfig };
   const targets: NemesisTargets = {
-    redis: run.redis,
+    topology: run.topology,
     admin: run.admin,
     janitors: set.janitors,
     proxies: set.proxies,
@@ -89,7 +93,7 @@ async function runNemesis(
     },
     staleSweep: () => staleSweeps(run, options),
   };
-  for (const fault of planFaults(random, untilMs, set.janitors.length)) {
+  for (const fault of planFaults(random, untilMs, set.janitors.length, run.topology)) {
     const wait = started + fault.atMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const applied = await applyFault(fault, targets).catch((error: unknown) => ({
@@ -126,13 +130,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await mkdir(options.outDir, { recursive: true });
   const random = seededRandom(options.seed);
   const dataDir = await mkdtemp(join(tmpdir(), "sj-chaos-"));
-  const redis = new ChaosRedis(await freePort(), dataDir);
-  await redis.start();
-  const admin = new Redis(redis.url, { protocol: 2, maxRetriesPerRequest: 3 });
+  const topology = options.topology === "sentinel" ? await sentinel() : await standalone(dataDir);
+  const admin = new Redis(topology.url, { protocol: 2, maxRetriesPerRequest: 3 });
   // Redis is killed on purpose: its reconnection errors are the schedule, not news.
   admin.on("error", () => undefined);
   const run: Run = {
-    redis,
+    topology,
     admin,
     set: undefined,
     consumers: [],
@@ -148,9 +151,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const group of CHAOS_GROUPS) {
       await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
     }
-    run.set = await startJanitors(options.cli, options.outDir, redis);
+    run.set = await startJanitors(options.cli, options.outDir, topology);
     run.recovery = new RecoveryWatch(run.set.janitors);
-    const fleet = await startFleet(random, redis.url);
+    const fleet = await startFleet(random, topology.url);
     run.consumers = fleet.consumers;
     run.programs = fleet.programs;
     const started = Date.now();
@@ -166,7 +169,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         janitors: run.set.janitors,
         cli: options.cli,
         operatorConfig: run.set.operatorConfig,
-        redisRestarted: run.faults.some((fault) => fault.kind === "kill-redis"),
+        redisRestarted: run.faults.some((f) => f.kind === "kill-redis" || f.kind === "failover"),
       };
       extra.push(...(await viewsAgree(views, 20_000)));
     }
@@ -183,7 +186,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await Promise.all(run.programs.map((program) => program.remove()));
     await run.set?.close();
     admin.disconnect();
-    await redis.kill();
+    await topology.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -191,7 +194,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Promise<ChaosReport> {
   const history = await readHistory(run.admin);
   const cuts = run.faults.filter((fault) => CUTS.includes(fault.kind)).map((fault) => fault.at);
-  const verdict = checkHistory(history, cuts);
+  const lossy = run.faults.filter((fault) => fault.kind === "failover").map((fault) => fault.at);
+  const verdict = checkHistory(history, cuts, lossy);
   const units = verdict.counts.toProcess ?? 0;
   verdict.counts.janitorScriptUsPerEntry = Math.round(run.scriptTime.usec / Math.max(1, units));
   verdict.counts.janitorScriptCalls = run.scriptTime.calls;
@@ -207,6 +211,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
   }));
   const base = {
     seed: options.seed,
+    topology: options.topology,
     durationMs: options.durationMs,
     cli: options.cli,
     consumers,

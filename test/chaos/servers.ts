@@ -142,14 +142,14 @@ export function metricValue(
  */
 export async function writeJanitorConfig(
   dir: string,
-  redisUrl: string,
+  redis: Record<string, unknown>,
   httpPort: number,
   changed = false,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, `janitor-${httpPort}.json`);
   const config = {
-    redis: { url: redisUrl },
+    redis,
     http: { host: "127.0.0.1", port: httpPort },
     log: { level: "warn" },
     lease: { key: LEASE_KEY, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
