@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { seededRandom } from "../support/seededRandom.js";
 import { checkHistory, type Violation } from "./checker.js";
 import { startFleet, type ChaosConsumer } from "./consumerFleet.js";
