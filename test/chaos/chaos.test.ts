@@ -47,6 +47,19 @@ describe("npm run chaos (standalone)", () => {
     });
   });
 
+  it("every planted defect of the self-test still finds its one line in the build", async () => {
+    expect(PLANTED_DEFECTS.map((d) => d.name)).toEqual([
+      "skip-requeue-ack",
+      "drop-fence-check",
+      "count-delivery-twice",
+      "trim-lane-past-unacked",
+    ]);
+    for (const defect of PLANTED_DEFECTS) {
+      const planted = await plantDefect(defect); // throws unless the text is there exactly once
+      cleanup.push(planted.remove);
+    }
+  });
+
   it("a 25 s schedule of faults against 3 janitors and the README's loops: every invariant holds", async () => {
     const report = await runChaos(await options(join(PROJECT_ROOT, "dist", "cli.js"), 25_000));
     expect(report.counts.produced).toBeGreaterThan(100);
