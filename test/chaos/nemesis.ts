@@ -129,6 +129,8 @@ async function janitorFault(
   }
   if (!janitor.running || janitor.stopped) return { ...applied, note: "not running" };
   applied.victim = victim;
+  // The fault's time is when it strikes, not when the search for the leader began.
+  applied.at = Date.now();
   if (kind === "stop-janitor") {
     janitor.signal("SIGSTOP");
     later(fault.holdMs, () => janitor.signal("SIGCONT"));
