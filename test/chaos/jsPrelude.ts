@@ -13,7 +13,7 @@ export const CRASH_RATE = 0.01;
 export const SLOW_RATE = 0.03;
 export const SLOW_MS = Math.round(MIN_IDLE_MS * 1.5);
 /** A hot loop re-reads a failing entry from its own PEL this many times, 20 ms apart. */
-export const REREADS = 8;
+const REREADS = 8;
 
 /**
  * What runs before the README's ioredis loop in a consumer process: `handle`, and wrappers on
