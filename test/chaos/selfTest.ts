@@ -60,6 +60,20 @@ export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
   },
 ];
 
+/** Throws unless the text the defect changes is in the built file exactly once. */
+export async function checkDefect(
+  defect: PlantedDefect,
+  dist = join(ROOT, "dist"),
+): Promise<string> {
+  const source = await readFile(join(dist, defect.file), "utf8");
+  if (source.split(defect.find).length !== 2) {
+    throw new Error(
+      `planted defect ${defect.name}: the text to change is not once in ${defect.file}`,
+    );
+  }
+  return source;
+}
+
 /** dist/ copied to a temporary folder with the defect in place; returns the copy's cli.js. */
 export async function plantDefect(
   defect: PlantedDefect,
@@ -68,14 +82,8 @@ export async function plantDefect(
   await cp(join(ROOT, "dist"), join(dir, "dist"), { recursive: true });
   await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"));
-  const path = join(dir, "dist", defect.file);
-  const source = await readFile(path, "utf8");
-  if (source.split(defect.find).length !== 2) {
-    throw new Error(
-      `planted defect ${defect.name}: the text to change is not once in ${defect.file}`,
-    );
-  }
-  await writeFile(path, source.replace(defect.find, defect.replace));
+  const source = await checkDefect(defect, join(dir, "dist"));
+  await writeFile(join(dir, "dist", defect.file), source.replace(defect.find, defect.replace));
   return {
     cli: join(dir, "dist", "cli.js"),
     remove: () => rm(dir, { recursive: true, force: true }),
