@@ -12,6 +12,12 @@ return n`;
 export const CRASH_RATE = 0.01;
 export const SLOW_RATE = 0.03;
 export const SLOW_MS = Math.round(MIN_IDLE_MS * 1.5);
+/**
+ * Handling that starts this long after the entry reached the consumer is recorded as a stall
+ * ("late"): the entry waited behind its batch-mates, their acknowledgements and a busy host, and
+ * with the time its reply took to be read the janitor may already count it idle past minIdleMs.
+ */
+export const LATE_MS = Math.round(MIN_IDLE_MS / 2);
 /** A hot loop re-reads a failing entry from its own PEL this many times, 20 ms apart. */
 const REREADS = 8;
 
@@ -26,7 +32,8 @@ const REREADS = 8;
  * as a loop that retries immediately would), and by behaviour: crashy exits now and then in the
  * middle of a batch without acknowledging it; slow takes 1.5 x minIdleMs now and then, and
  * heartbeat does too while beating for the entry as the README's processWithHeartbeat does.
- * What a crash or a stall holds past minIdleMs is recorded as a stall (its handling failed).
+ * What a crash or a stall holds past minIdleMs is recorded as a stall (its handling failed), and
+ * so is an entry whose handling starts LATE_MS after it arrived.
  */
 export function jsPrelude(group: ChaosGroup): string {
   const g = JSON.stringify(group.group);
@@ -50,6 +57,7 @@ function chaosKey(fields) {
 }
 const chaosHeld = new Map(); // "stream id" -> key, delivered here and not acknowledged yet
 const chaosWhere = new Map(); // key -> [stream, id] of its latest delivery here
+const chaosSeenAt = new Map(); // key -> when its latest delivery reached this process
 function chaosNote(stream, entries, how) {
   const records = [];
   for (const [id, fields] of entries ?? []) {
@@ -57,6 +65,7 @@ function chaosNote(stream, entries, how) {
     const key = chaosKey(fields);
     chaosHeld.set(stream + " " + id, key);
     chaosWhere.set(key, [stream, id]);
+    chaosSeenAt.set(key, Date.now());
     records.push([key, ${g}, stream, id, Date.now(), how, chaosConsumer].join(" "));
   }
   return records;
@@ -121,6 +130,10 @@ async function chaosSlow(key) {
 }
 async function handle(fields) {
   const key = chaosKey(fields);
+  // Its batch-mates' work (and a starved host) kept it waiting: the janitor may take it.
+  if (Date.now() - (chaosSeenAt.get(key) ?? Date.now()) > ${LATE_MS}) {
+    await chaosRecorder.rpush("${HISTORY.stalls}", [key, ${g}, Date.now(), "late"].join(" "));
+  }
   if (fields.includes("poison")) {
     if (chaosBehaviour === "hot") await chaosHotLoop(key);
     throw new Error("poison " + key);

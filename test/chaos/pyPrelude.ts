@@ -1,5 +1,5 @@
 import { HISTORY, type ChaosGroup } from "./groups.js";
-import { ACK_LUA, CRASH_RATE, SLOW_MS, SLOW_RATE } from "./jsPrelude.js";
+import { ACK_LUA, CRASH_RATE, LATE_MS, SLOW_MS, SLOW_RATE } from "./jsPrelude.js";
 
 /**
  * What runs before the README's redis-py loop: jsPrelude's recording and behaviours (healthy,
@@ -10,6 +10,7 @@ export function pyPrelude(group: ChaosGroup): string {
   const g = JSON.stringify(group.group);
   return `import os
 import random
+import sys
 import time
 
 import redis as chaos_redis
@@ -19,6 +20,7 @@ chaos_consumer = os.environ.get("CONSUMER", "c1")
 chaos_behaviour = os.environ.get("CHAOS_BEHAVIOUR", "healthy")
 chaos_random = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
 chaos_held = {}  # (stream, id) -> key, delivered here and not acknowledged yet
+chaos_seen_at = {}  # key -> when its latest delivery reached this process (s)
 chaos_ack_lua = ${JSON.stringify(ACK_LUA)}  # by EVAL: EVALSHA is the janitor's (recovery.ts)
 
 
@@ -39,6 +41,7 @@ def chaos_xreadgroup(self, groupname, consumername, streams, *args, **kwargs):
                 continue
             key = chaos_text(fields.get(b"k", b""))
             chaos_held[(chaos_text(stream), chaos_text(entry_id))] = key
+            chaos_seen_at[key] = time.time()
             now = str(int(time.time() * 1000))
             records.append(
                 " ".join([key, ${g}, chaos_text(stream), chaos_text(entry_id), now, how, chaos_consumer])
@@ -70,7 +73,22 @@ def chaos_stall(why):
         chaos_recorder.rpush("${HISTORY.stalls}", *records)
 
 
+def chaos_exit_hook(kind, value, trace):
+    # The loop died (a connection error at a failover): what it held stays pending, a crash.
+    try:
+        chaos_stall("error")
+    finally:
+        sys.__excepthook__(kind, value, trace)
+
+
+sys.excepthook = chaos_exit_hook
+
+
 def handle(fields):
+    key = chaos_text(fields.get(b"k", b""))
+    if time.time() - chaos_seen_at.get(key, time.time()) > ${LATE_MS / 1000}:
+        now = str(int(time.time() * 1000))
+        chaos_recorder.rpush("${HISTORY.stalls}", " ".join([key, ${g}, now, "late"]))
     if b"poison" in fields:
         raise RuntimeError("poison " + chaos_text(fields.get(b"k", b"")))
     if chaos_behaviour == "crashy" and chaos_random.random() < ${CRASH_RATE}:
