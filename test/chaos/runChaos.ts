@@ -88,7 +88,6 @@ async function runNemesis(
     beforeRedisKill: async () => {
       await run.slow.collect(run.admin);
       await run.scriptTime.collect(run.admin);
-      run.slow.restarted();
     },
     staleSweep: () => staleSweeps(run, options),
   };
