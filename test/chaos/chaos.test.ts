@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseCommand, UsageError } from "./options.js";
 import { PROJECT_ROOT } from "./root.js";
 import { runChaos, type ChaosOptions } from "./runChaos.js";
-import { caught, plantDefect, PLANTED_DEFECTS } from "./selfTest.js";
+import { caught, checkDefect, plantDefect, PLANTED_DEFECTS } from "./selfTest.js";
 
 /**
  * `npm run chaos` in CI: one short fixed-seed schedule against the built CLI passes every
@@ -22,19 +22,39 @@ afterEach(async () => {
 async function options(cli: string, durationMs: number): Promise<ChaosOptions> {
   const outDir = await mkdtemp(join(tmpdir(), "sj-chaos-test-"));
   cleanup.push(() => rm(outDir, { recursive: true, force: true }));
-  return { seed: SEED, durationMs, outDir, cli, maxBodyBytes: 64 * 1024, quietMs: 30_000 };
+  const topology = "standalone";
+  return {
+    seed: SEED,
+    topology,
+    durationMs,
+    outDir,
+    cli,
+    maxBodyBytes: 64 * 1024,
+    quietMs: 30_000,
+  };
 }
 
 describe("npm run chaos (standalone)", () => {
   it("refuses the topologies it does not run yet, naming them (exit 2)", () => {
-    for (const topology of ["sentinel", "cluster"]) {
+    for (const topology of ["cluster"]) {
       expect(() => parseCommand(["--topology", topology])).toThrow(UsageError);
       expect(() => parseCommand(["--topology", topology])).toThrow(/not yet/u);
     }
+    expect(parseCommand(["--topology", "sentinel"])).toMatchObject({ topology: "sentinel" });
     expect(parseCommand(["--seed", "5", "--duration", "2m"])).toMatchObject({
       seed: 5,
       durationMs: 120_000,
     });
+  });
+
+  it("every planted defect of the self-test still finds its one line in the build", async () => {
+    expect(PLANTED_DEFECTS.map((d) => d.name)).toEqual([
+      "skip-requeue-ack",
+      "drop-fence-check",
+      "count-delivery-twice",
+      "trim-lane-past-unacked",
+    ]);
+    for (const defect of PLANTED_DEFECTS) await checkDefect(defect);
   });
 
   it("a 25 s schedule of faults against 3 janitors and the README's loops: every invariant holds", async () => {

@@ -1,5 +1,5 @@
-import type { History } from "./history.js";
-import { CHAOS_GROUPS } from "./groups.js";
+import type { DeadLetter, History } from "./history.js";
+import { CHAOS_GROUPS, type ChaosGroup } from "./groups.js";
 
 export interface Violation {
   invariant: string;
@@ -12,77 +12,178 @@ export interface Verdict {
   counts: Record<string, number>;
 }
 
-function tally(records: readonly string[], field = 0): Map<string, string[]> {
-  const byKey = new Map<string, string[]>();
+/** Records by their first two fields, "key group": each produced entry once per group. */
+function tally(records: readonly string[]): Map<string, string[]> {
+  const byUnit = new Map<string, string[]>();
   for (const record of records) {
-    const key = record.split(" ")[field] ?? "";
-    byKey.set(key, [...(byKey.get(key) ?? []), record]);
+    const [key = "", group = ""] = record.split(" ");
+    const unit = `${key} ${group}`;
+    byUnit.set(unit, [...(byUnit.get(unit) ?? []), record]);
   }
-  return byKey;
+  return byUnit;
 }
 
-const groupOf = (key: string) => CHAOS_GROUPS.find((g) => key.startsWith(`${g.group}:`));
-
-/** One produced key against every invariant on its own history. */
-function checkKey(key: string, history: History, seen: Seen, out: Violation[]): void {
-  const group = groupOf(key);
-  const acks = seen.acks.get(key) ?? [];
-  const dead = history.deadLetters.filter((letter) => letter.key === key);
-  const delivered = (seen.deliveries.get(key) ?? []).length;
-  const crashedHolding = (seen.crashes.get(key) ?? []).length;
-  const add = (invariant: string, detail: string) => out.push({ invariant, key, detail });
-  if (acks.length === 0 && dead.length === 0) add("lost", "neither acknowledged nor dead-lettered");
-  if (acks.length > 1) add("acked-twice", `${acks.length} acknowledgements took effect`);
-  if (dead.length > 1) add("dead-lettered-twice", `${dead.length} dead letters`);
-  if (acks.length > 0 && dead.length > 0) add("acked-and-dead-lettered", "both");
-  if (key.endsWith(":poison") && acks.length > 0) add("poison-acked", "a poison entry was acked");
-  if (group === undefined) return;
-  const bound = group.maxDeliveries + 1;
-  if (delivered > bound) add("over-delivered", `delivered ${delivered} times, bound ${bound}`);
-  for (const letter of dead) {
-    if (letter.deliveries > bound) add("over-delivered", `x-delivery-count ${letter.deliveries}`);
-    if (letter.body !== history.sourceBodies[key]) add("bytes-changed", `dead letter ${letter.id}`);
-    const healthy = !key.endsWith(":poison");
-    if (healthy && group.action !== "dead-letter" && crashedHolding < group.maxDeliveries) {
-      seen.collateral += 1;
-      add("collateral-dead-letter", `healthy, ${crashedHolding} crashes held it, ${letter.reason}`);
-    }
+/**
+ * Deliveries the janitor let happen, against the consumer's own re-reads. A read of new entries
+ * (`>`, a requeued copy included) is one; so is a read of one's own PEL when the entry's previous
+ * delivery went to another consumer (a reassign hand-off). A consumer re-reading what it already
+ * held (a restart reading its PEL, the README loop's XCLAIM to itself, a hot loop) is its own.
+ */
+function splitDeliveries(records: readonly string[]): { janitor: number; own: number } {
+  let janitor = 0;
+  let own = 0;
+  let holder = "";
+  for (const record of records) {
+    const [, , , , , how = "", consumer = ""] = record.split(" ");
+    if (how === "new" || (how === "own" && consumer !== holder)) janitor += 1;
+    else own += 1;
+    holder = consumer;
   }
+  return { janitor, own };
 }
 
 interface Seen {
   acks: Map<string, string[]>;
   deliveries: Map<string, string[]>;
-  crashes: Map<string, string[]>;
+  stalls: Map<string, string[]>;
+  purged: Map<string, string[]>;
+  redriven: Map<string, string[]>;
+  deadLetters: Map<string, DeadLetter[]>;
+  /** When the nemesis cut connections (a reply, or a delivery, may have been lost). */
+  cuts: readonly number[];
+  /** When a failover may have lost acknowledged writes (a delivery among them). */
+  lossy: readonly number[];
   collateral: number;
 }
 
-/** Every invariant on the recorded history; counts for the summary. */
-export function checkHistory(history: History): Verdict {
+/** Connection cuts between an entry's production and its dead letter. */
+function cutsBetween(seen: Seen, producedMs: number, letter: DeadLetter): number {
+  return seen.cuts.filter((at) => at >= producedMs && at <= letter.at).length;
+}
+
+/**
+ * One dead letter against the unit's history:
+ * - x-delivery-count above the deliveries recorded plus the cuts meanwhile (a delivery goes
+ *   unrecorded only when its reply is lost): the janitor counted deliveries that never happened.
+ *   Not for reassign, whose hand-off counts one delivery no consumer read.
+ * - a healthy entry dead-lettered (not by the dead-letter action) though its handling did not
+ *   fail, nor its consumer crash or stall on it, maxDeliveries times (half that under reassign,
+ *   where a hand-off and the read after it count two); cuts count as stalls (a lost reply leaves
+ *   an entry pending with no consumer knowing).
+ */
+function checkLetter(unit: Unit, letter: DeadLetter, add: (i: string, d: string) => void): void {
+  const { key, group, history, seen } = unit;
+  const records = seen.deliveries.get(`${key} ${group.group}`) ?? [];
+  const { own } = splitDeliveries(records);
+  const cuts = cutsBetween(seen, unit.producedMs, letter);
+  if (group.action !== "reassign") {
+    const bound = group.maxDeliveries + 1 + own;
+    if (letter.deliveries > bound) add("over-delivered", `x-delivery-count ${letter.deliveries}`);
+    if (letter.deliveries > records.length + cuts) {
+      const detail = `x-delivery-count ${letter.deliveries}, deliveries recorded ${records.length}, connection cuts meanwhile ${cuts}`;
+      add("miscounted-deliveries", detail);
+    }
+  }
+  if (letter.body !== history.sourceBodies[key]) add("bytes-changed", `dead letter ${letter.id}`);
+  const stalls = (seen.stalls.get(`${key} ${group.group}`) ?? []).length;
+  const needed = group.action === "reassign" ? group.maxDeliveries / 2 : group.maxDeliveries;
+  if (!key.endsWith(":poison") && group.action !== "dead-letter" && stalls + cuts < needed) {
+    seen.collateral += 1;
+    add("collateral-dead-letter", `healthy, ${stalls} crashes or stalls held it, ${cuts} cuts`);
+  }
+}
+
+interface Unit {
+  key: string;
+  group: ChaosGroup;
+  producedMs: number;
+  history: History;
+  seen: Seen;
+}
+
+/** One produced entry in one of its stream's groups against every invariant. */
+function checkUnit(unit: Unit, out: Violation[]): void {
+  const { key, group, seen } = unit;
+  const id = `${key} ${group.group}`;
+  const acks = seen.acks.get(id) ?? [];
+  const dead = seen.deadLetters.get(id) ?? [];
+  const purged = (seen.purged.get(id) ?? []).length;
+  const redriven = (seen.redriven.get(id) ?? []).length;
+  const add = (invariant: string, detail: string) =>
+    out.push({ invariant, key, detail: `${group.group}: ${detail}` });
+  const outcomes = acks.length + dead.length + purged;
+  if (outcomes === 0) add("lost", "neither acknowledged nor dead-lettered nor purged");
+  if (purged > 0 && outcomes > purged) add("purged-yet-kept", "purged, and acked or dead-lettered");
+  if (acks.length > 1) add("acked-twice", `${acks.length} acknowledgements took effect`);
+  if (dead.length > 1) add("dead-lettered-twice", `${dead.length} dead letters`);
+  if (acks.length > 0 && dead.length > 0) add("acked-and-dead-lettered", "both");
+  if (key.endsWith(":poison") && acks.length > 0) add("poison-acked", "a poison entry was acked");
+  // Each redrive starts the entry's deliveries again from 0; a failover may lose a delivery that
+  // its consumer saw (and recorded), to be delivered again.
+  const lost = seen.lossy.filter((at) => at >= unit.producedMs).length;
+  const bound = (group.maxDeliveries + 1) * (1 + redriven) + lost;
+  const { janitor } = splitDeliveries(seen.deliveries.get(id) ?? []);
+  if (janitor > bound) add("over-delivered", `delivered ${janitor} times, bound ${bound}`);
+  for (const letter of dead) checkLetter(unit, letter, add);
+}
+
+/**
+ * Every invariant on the recorded history (`cuts`: when connections were cut or the primary
+ * replaced, `lossy`: when a failover may have lost writes); counts for the summary.
+ */
+export function checkHistory(
+  history: History,
+  cuts: readonly number[],
+  lossy: readonly number[],
+): Verdict {
+  const deadLetters = new Map<string, DeadLetter[]>();
+  for (const letter of history.deadLetters) {
+    const unit = `${letter.key} ${letter.group}`;
+    deadLetters.set(unit, [...(deadLetters.get(unit) ?? []), letter]);
+  }
   const seen: Seen = {
     acks: tally(history.acks),
     deliveries: tally(history.deliveries),
-    crashes: tally(history.crashes),
+    stalls: tally(history.stalls),
+    purged: tally(history.purged),
+    redriven: tally(history.redriven),
+    deadLetters,
+    cuts,
+    lossy,
     collateral: 0,
   };
   const violations: Violation[] = [];
   const keys = Object.keys(history.produced);
-  for (const key of keys) checkKey(key, history, seen, violations);
-  for (const key of seen.acks.keys()) {
-    if (!(key in history.produced)) {
-      violations.push({ invariant: "unknown-ack", key, detail: "acked, never produced" });
+  let units = 0;
+  for (const key of keys) {
+    const [stream = "", id = ""] = (history.produced[key] ?? "").split(" ");
+    const producedMs = Number(id.split("-")[0]);
+    for (const group of CHAOS_GROUPS.filter((g) => g.stream === stream)) {
+      units += 1;
+      checkUnit({ key, group, producedMs, history, seen }, violations);
     }
   }
-  const poison = keys.filter((key) => key.endsWith(":poison")).length;
+  for (const unit of [...seen.acks.keys(), ...deadLetters.keys()]) {
+    const [key = ""] = unit.split(" ");
+    if (!(key in history.produced)) {
+      violations.push({ invariant: "unknown-entry", key, detail: `${unit}: never produced` });
+    }
+  }
+  const reads = history.deliveries.map((record) => record.split(" ")[5]);
   return {
     violations,
     counts: {
       produced: keys.length,
-      poison,
+      toProcess: units,
+      poison: keys.filter((key) => key.endsWith(":poison")).length,
       acked: history.acks.length,
       deadLettered: history.deadLetters.length,
       deliveries: history.deliveries.length,
-      crashedHolding: history.crashes.length,
+      ownPelReads: reads.filter((how) => how === "own").length,
+      hotRereads: reads.filter((how) => how === "reread").length,
+      stalls: history.stalls.length,
+      purgedByOperator: history.purged.length,
+      redrivenByOperator: history.redriven.length,
       collateralDeadLetters: seen.collateral,
       healthyDeadLetteredByAction: history.deadLetters.filter(
         (letter) => letter.reason === "action" && !letter.key.endsWith(":poison"),

@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import type { Program } from "./consumerProgram.js";
+import { consumerProgram, pythonAvailable, type Program } from "./consumerProgram.js";
+import { CHAOS_GROUPS } from "./groups.js";
 
-/** How a consumer process behaves, drawn from the seed per consumer. */
-export type Behaviour = "healthy" | "crashy";
+/**
+ * How a consumer process behaves, drawn from the seed per consumer (jsPrelude.ts says what each
+ * does; the redis-py loop has no hot loop and no heartbeat).
+ */
+export type Behaviour = "healthy" | "crashy" | "slow" | "heartbeat" | "hot";
 
-const CRASH_RATE = 0.01;
 const RESTART_DELAY_MS = 200;
 
 /**
@@ -30,7 +33,6 @@ export class ChaosConsumer {
   start(): void {
     if (this.stopping) return;
     this.starts += 1;
-    const crashRate = this.behaviour === "crashy" ? CRASH_RATE : 0;
     const child = spawn(this.program.command, this.program.args, {
       cwd: this.program.dir,
       env: {
@@ -38,7 +40,7 @@ export class ChaosConsumer {
         REDIS_URL: this.redisUrl,
         CONSUMER: this.name,
         CHAOS_SEED: String(this.seed + this.starts * 7919),
-        CHAOS_CRASH_RATE: String(crashRate),
+        CHAOS_BEHAVIOUR: this.behaviour,
       },
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -60,4 +62,38 @@ export class ChaosConsumer {
     child.kill("SIGKILL");
     await exited;
   }
+}
+
+const CONSUMERS_PER_GROUP = 3;
+/** Drawn for every consumer but the first of each group, which stays healthy. */
+const BEHAVIOURS: readonly Behaviour[] = ["crashy", "slow", "heartbeat", "hot", "healthy"];
+
+/**
+ * Three consumers per group, each with a behaviour and a seed drawn from `random`; the last of a
+ * group whose README loop exists in redis-py runs that one (when python3-redis is installed; the
+ * draws are the same either way, a behaviour the Python prelude lacks becomes slow).
+ */
+export async function startFleet(
+  random: () => number,
+  redisUrl: string,
+): Promise<{ consumers: ChaosConsumer[]; programs: Program[] }> {
+  const consumers: ChaosConsumer[] = [];
+  const programs: Program[] = [];
+  const python = await pythonAvailable();
+  for (const group of CHAOS_GROUPS) {
+    const js = await consumerProgram(group, "js");
+    const py = group.python && python ? await consumerProgram(group, "python") : undefined;
+    programs.push(js, ...(py === undefined ? [] : [py]));
+    for (let i = 0; i < CONSUMERS_PER_GROUP; i += 1) {
+      const drawn = BEHAVIOURS[Math.floor(random() * BEHAVIOURS.length)] ?? "healthy";
+      let behaviour: Behaviour = i === 0 ? "healthy" : drawn;
+      const seed = Math.floor(random() * 2 ** 31);
+      const onPython = py !== undefined && i === CONSUMERS_PER_GROUP - 1;
+      if (onPython && (behaviour === "hot" || behaviour === "heartbeat")) behaviour = "slow";
+      const name = `${group.group}-c${i}${onPython ? "-py" : ""}`;
+      consumers.push(new ChaosConsumer(onPython ? py : js, name, behaviour, seed, redisUrl));
+    }
+  }
+  for (const consumer of consumers) consumer.start();
+  return { consumers, programs };
 }

@@ -47,7 +47,7 @@ export async function probeFence(
     minIdleMs: MIN_IDLE_MS,
     maxDeliveries: group.maxDeliveries,
     deadLetterStream: group.deadLetters,
-    retryLane: group.action === "requeue",
+    retryLane: group.lane !== undefined,
   };
   const request: PageRequest = {
     group: build.resolveGroup(config),

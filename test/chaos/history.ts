@@ -1,27 +1,34 @@
 import type { Redis } from "ioredis";
-import { CHAOS_GROUPS, HISTORY } from "./groups.js";
+import { DEAD_LETTER_STREAMS, HISTORY, SOURCE_STREAMS } from "./groups.js";
 
 /** What the checker reads: the history the run wrote into Redis, and the streams themselves. */
 export interface History {
   /** key -> "stream id" of the entry as produced. */
   produced: Record<string, string>;
-  /** "key stream id consumer ms" per acknowledgement that took effect. */
+  /** "key group stream id consumer ms" per acknowledgement that took effect. */
   acks: string[];
-  /** "key group stream id ms" per entry delivered to a consumer. */
+  /** "key group stream id ms how consumer" per entry delivered to a consumer (jsPrelude.ts). */
   deliveries: string[];
-  /** "key group ms" per entry a consumer held when it crashed. */
-  crashes: string[];
+  /** "key group ms why" per entry a consumer held when it crashed, or stalled past minIdleMs. */
+  stalls: string[];
+  /** "key group dead-letter-id ms" per dead letter the operator purged, or redrove. */
+  purged: string[];
+  redriven: string[];
   deadLetters: DeadLetter[];
   /** Bodies (fields without x-*) of the produced entries, hex per field, by key. */
   sourceBodies: Record<string, string>;
 }
 
-interface DeadLetter {
+export interface DeadLetter {
   stream: string;
   id: string;
   key: string;
+  /** x-original-group: the group that dead-lettered it. */
+  group: string;
   reason: string;
   deliveries: number;
+  /** x-dead-lettered-at: when the janitor wrote it (ms, Redis' clock, the host's). */
+  at: number;
   body: string;
 }
 
@@ -50,20 +57,31 @@ export async function readHistory(redis: Redis): Promise<History> {
     produced: await redis.hgetall(HISTORY.produced),
     acks: await redis.lrange(HISTORY.acks, 0, -1),
     deliveries: await redis.lrange(HISTORY.deliveries, 0, -1),
-    crashes: await redis.lrange(HISTORY.crashes, 0, -1),
+    stalls: await redis.lrange(HISTORY.stalls, 0, -1),
+    purged: await redis.lrange(HISTORY.purged, 0, -1),
+    redriven: await redis.lrange(HISTORY.redriven, 0, -1),
     deadLetters: [],
     sourceBodies: {},
   };
-  for (const group of CHAOS_GROUPS) {
-    for (const [, fields] of await entries(redis, group.stream)) {
+  for (const stream of SOURCE_STREAMS) {
+    for (const [, fields] of await entries(redis, stream)) {
       const { key, body } = splitFields(fields);
       history.sourceBodies[key] = body;
     }
-    for (const [id, fields] of await entries(redis, group.deadLetters)) {
+  }
+  for (const stream of DEAD_LETTER_STREAMS) {
+    for (const [id, fields] of await entries(redis, stream)) {
       const { key, body, meta } = splitFields(fields);
-      const reason = meta.get("x-dead-letter-reason") ?? "";
-      const deliveries = Number(meta.get("x-delivery-count") ?? "NaN");
-      history.deadLetters.push({ stream: group.deadLetters, id, key, reason, deliveries, body });
+      history.deadLetters.push({
+        stream,
+        id,
+        key,
+        group: meta.get("x-original-group") ?? "",
+        reason: meta.get("x-dead-letter-reason") ?? "",
+        deliveries: Number(meta.get("x-delivery-count") ?? "NaN"),
+        at: Number(meta.get("x-dead-lettered-at") ?? "NaN"),
+        body,
+      });
     }
   }
   return history;

@@ -6,8 +6,9 @@ import { runChaos, type ChaosOptions } from "./runChaos.js";
 import { caught, plantDefect, PLANTED_DEFECTS } from "./selfTest.js";
 
 const CLI = join(PROJECT_ROOT, "dist", "cli.js");
-/** The short CI run's bodies: 10 B to 64 KiB. */
-const MAX_BODY_BYTES = 64 * 1024;
+/** Bodies from 10 B to 64 KiB in runs up to a minute (CI's), to 1 MiB in longer ones. */
+const SHORT_RUN_BODY_BYTES = 64 * 1024;
+const LONG_RUN_BODY_BYTES = 1024 * 1024;
 const SELF_TEST_MS = 20_000;
 
 function chaosOptions(
@@ -18,10 +19,11 @@ function chaosOptions(
 ): ChaosOptions {
   return {
     seed: command.seed,
+    topology: command.topology,
     durationMs,
     outDir,
     cli,
-    maxBodyBytes: MAX_BODY_BYTES,
+    maxBodyBytes: durationMs > 60_000 ? LONG_RUN_BODY_BYTES : SHORT_RUN_BODY_BYTES,
     quietMs: 30_000,
   };
 }
@@ -29,21 +31,31 @@ function chaosOptions(
 /** The unchanged build passes a short schedule, and every planted defect is caught. */
 async function selfTest(command: ParsedCommand): Promise<number> {
   let failures = 0;
-  const clean = await runChaos(
-    chaosOptions(command, CLI, join(command.outDir, "unchanged"), SELF_TEST_MS),
+  const unknown = command.defects.filter((name) => !PLANTED_DEFECTS.some((d) => d.name === name));
+  if (unknown.length > 0) {
+    const names = PLANTED_DEFECTS.map((d) => d.name).join(", ");
+    throw new UsageError(`--defect ${unknown.join(", ")}: expected one of ${names}`);
+  }
+  if (command.defects.length === 0) {
+    const clean = await runChaos(
+      chaosOptions(command, CLI, join(command.outDir, "unchanged"), SELF_TEST_MS),
+    );
+    process.stdout.write(
+      `self-test unchanged build: ${clean.ok ? "passes" : "FAILS"}\n${summary(clean)}\n`,
+    );
+    if (!clean.ok) failures += 1;
+  }
+  const chosen = PLANTED_DEFECTS.filter(
+    (d) => command.defects.length === 0 || command.defects.includes(d.name),
   );
-  process.stdout.write(
-    `self-test unchanged build: ${clean.ok ? "passes" : "FAILS"}\n${summary(clean)}\n`,
-  );
-  if (!clean.ok) failures += 1;
-  for (const defect of PLANTED_DEFECTS) {
+  for (const defect of chosen) {
     const planted = await plantDefect(defect);
     try {
       const out = join(command.outDir, defect.name);
       const report = await runChaos(chaosOptions(command, planted.cli, out, SELF_TEST_MS));
       const invariant = caught(defect, report);
       process.stdout.write(
-        `self-test ${defect.name}: ${invariant === undefined ? "NOT CAUGHT" : `caught by ${invariant}`}\n`,
+        `self-test ${defect.name}: ${invariant === undefined ? "NOT CAUGHT" : `caught by ${invariant}`}\n${summary(report)}\n`,
       );
       if (invariant === undefined) failures += 1;
     } finally {

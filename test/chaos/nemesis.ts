@@ -1,8 +1,20 @@
 import type { Redis } from "ioredis";
-import type { ChaosRedis, JanitorReplica } from "./servers.js";
+import type { ChaosProxy } from "./proxy.js";
+import type { JanitorReplica } from "./servers.js";
+import type { Topology } from "./topology.js";
 
+/** Faults aimed at one janitor replica (the leader when the plan says -1). */
+const AT_JANITOR = ["kill-janitor", "stop-janitor", "partition", "delay-link", "sighup"] as const;
+type JanitorFault = (typeof AT_JANITOR)[number];
 type FaultKind =
-  "kill-janitor" | "stop-janitor" | "kill-redis" | "client-kill" | "script-flush" | "stale-sweep";
+  | JanitorFault
+  | "kill-redis"
+  | "failover"
+  | "client-kill"
+  | "script-flush"
+  | "stale-sweep"
+  | "dlq-redrive"
+  | "dlq-purge";
 
 /** A fault planned by the seed: when, what, on whom (janitor index, or -1: the leader). */
 export interface PlannedFault {
@@ -24,15 +36,29 @@ const WEIGHTS: [FaultKind, number][] = [
   ["kill-janitor", 3],
   ["stop-janitor", 3],
   ["kill-redis", 1],
+  ["failover", 3],
   ["client-kill", 2],
   ["script-flush", 2],
   ["stale-sweep", 1],
+  ["partition", 2],
+  ["delay-link", 2],
+  ["sighup", 1],
+  ["dlq-redrive", 1],
+  ["dlq-purge", 1],
 ];
 
-function drawKind(random: () => number): FaultKind {
-  const total = WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
+/** The faults a topology can take: a restart from the AOF, a failover, a link to cut. */
+function allows(topology: Topology, kind: FaultKind): boolean {
+  if (kind === "kill-redis") return topology.restart !== undefined;
+  if (kind === "failover") return topology.failover !== undefined;
+  if (kind === "partition" || kind === "delay-link") return topology.linked;
+  return true;
+}
+
+function drawKind(random: () => number, weights: readonly [FaultKind, number][]): FaultKind {
+  const total = weights.reduce((sum, [, weight]) => sum + weight, 0);
   let pick = random() * total;
-  for (const [kind, weight] of WEIGHTS) {
+  for (const [kind, weight] of weights) {
     pick -= weight;
     if (pick < 0) return kind;
   }
@@ -44,10 +70,12 @@ export function planFaults(
   random: () => number,
   untilMs: number,
   replicas: number,
+  topology: Topology,
 ): PlannedFault[] {
+  const weights = WEIGHTS.filter(([kind]) => allows(topology, kind));
   const faults: PlannedFault[] = [];
   for (let at = 2000 + random() * 2000; at < untilMs; at += 1500 + random() * 2500) {
-    const kind = drawKind(random);
+    const kind = drawKind(random, weights);
     const target = random() < 0.6 ? -1 : Math.floor(random() * replicas);
     faults.push({ atMs: Math.round(at), kind, target, holdMs: Math.round(300 + random() * 3000) });
   }
@@ -55,10 +83,16 @@ export function planFaults(
 }
 
 export interface NemesisTargets {
-  redis: ChaosRedis;
+  topology: Topology;
   admin: Redis;
   janitors: readonly JanitorReplica[];
-  /** Called just before Redis is killed (its SLOWLOG dies with it). */
+  /** Each janitor's link to Redis, by index. */
+  proxies: readonly ChaosProxy[];
+  /** Rewrites janitor `index`'s configuration (a changed one) and sends it SIGHUP. */
+  reconfigure: (index: number) => Promise<string>;
+  /** An operator's `dlq redrive` or `dlq purge` of one dead letter (operator.ts). */
+  operate: (kind: "redrive" | "purge") => Promise<string>;
+  /** Called just before the primary is killed or replaced (its SLOWLOG goes with it). */
   beforeRedisKill: () => Promise<void>;
   /** A stale leader's sweep (fenceProbe.ts); says what it saw. */
   staleSweep: () => Promise<string>;
@@ -74,32 +108,64 @@ const later = (ms: number, step: () => Promise<void> | void): void => {
   setTimeout(() => void step(), ms);
 };
 
+const isJanitorFault = (kind: FaultKind): kind is JanitorFault =>
+  (AT_JANITOR as readonly string[]).includes(kind);
+
+/** A latency added to one replica's link: 50 ms plus a tenth of the hold (up to about 380 ms). */
+const linkDelay = (fault: PlannedFault) => 50 + Math.round(fault.holdMs / 10);
+
+/** A fault on one janitor; what is taken away comes back after holdMs. */
+async function janitorFault(
+  kind: JanitorFault,
+  fault: PlannedFault,
+  on: NemesisTargets,
+): Promise<AppliedFault> {
+  const applied: AppliedFault = { ...fault, at: Date.now() };
+  const victim = fault.target >= 0 ? fault.target : await leaderIndex(on.janitors);
+  const janitor = victim === undefined ? undefined : on.janitors[victim];
+  const proxy = victim === undefined ? undefined : on.proxies[victim];
+  if (victim === undefined || janitor === undefined || proxy === undefined) {
+    return { ...applied, note: "no leader" };
+  }
+  if (!janitor.running || janitor.stopped) return { ...applied, note: "not running" };
+  applied.victim = victim;
+  // The fault's time is when it strikes, not when the search for the leader began.
+  applied.at = Date.now();
+  if (kind === "stop-janitor") {
+    janitor.signal("SIGSTOP");
+    later(fault.holdMs, () => janitor.signal("SIGCONT"));
+  } else if (kind === "kill-janitor") {
+    await janitor.kill();
+    later(fault.holdMs, () => janitor.start());
+  } else if (kind === "partition") {
+    proxy.partition();
+    later(fault.holdMs, () => proxy.heal());
+  } else if (kind === "delay-link") {
+    proxy.setDelay(linkDelay(fault));
+    applied.note = `${linkDelay(fault)} ms each way`;
+    later(fault.holdMs, () => proxy.setDelay(0));
+  } else {
+    applied.note = await on.reconfigure(victim);
+  }
+  return applied;
+}
+
 /** Applies one fault; a janitor or Redis it takes down comes back after holdMs. */
 export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promise<AppliedFault> {
+  if (isJanitorFault(fault.kind)) return janitorFault(fault.kind, fault, on);
   const applied: AppliedFault = { ...fault, at: Date.now() };
-  if (fault.kind === "kill-janitor" || fault.kind === "stop-janitor") {
-    const victim = fault.target >= 0 ? fault.target : await leaderIndex(on.janitors);
-    const janitor = victim === undefined ? undefined : on.janitors[victim];
-    if (janitor === undefined || !janitor.running || janitor.stopped) {
-      return { ...applied, note: "no such janitor running (no leader?)" };
-    }
-    applied.victim = victim;
-    if (fault.kind === "stop-janitor") {
-      janitor.signal("SIGSTOP");
-      later(fault.holdMs, () => janitor.signal("SIGCONT"));
-    } else {
-      await janitor.kill();
-      later(fault.holdMs, () => janitor.start());
-    }
-  } else if (fault.kind === "kill-redis") {
+  if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    await on.redis.kill();
-    await new Promise((resolve) => setTimeout(resolve, Math.min(fault.holdMs, 1000)));
-    await on.redis.start();
+    await on.topology.restart(Math.min(fault.holdMs, 1000));
+  } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
+    await on.beforeRedisKill().catch(() => undefined);
+    applied.note = await on.topology.failover();
   } else if (fault.kind === "client-kill") {
     applied.note = String(await on.admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"));
   } else if (fault.kind === "script-flush") {
     applied.note = String(await on.admin.script("FLUSH"));
+  } else if (fault.kind === "dlq-redrive" || fault.kind === "dlq-purge") {
+    applied.note = await on.operate(fault.kind === "dlq-redrive" ? "redrive" : "purge");
   } else {
     applied.note = await on.staleSweep();
   }

@@ -2,9 +2,12 @@ import { parseArgs } from "node:util";
 
 export interface ParsedCommand {
   seed: number;
+  topology: "standalone" | "sentinel";
   durationMs: number;
   outDir: string;
   selfTest: boolean;
+  /** With --self-test: run only these planted defects (and not the unchanged build). */
+  defects: string[];
 }
 
 /** A usage error: the run exits 2 with this message. */
@@ -28,13 +31,18 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
       topology: { type: "string", default: "standalone" },
       out: { type: "string", default: "chaos-out" },
       "self-test": { type: "boolean", default: false },
+      defect: { type: "string", multiple: true, default: [] },
     },
     strict: true,
   });
-  if (values.topology !== "standalone") {
+  const topology = values.topology;
+  if (topology === "cluster") {
     throw new UsageError(
-      `--topology ${values.topology}: not yet (this version runs standalone only; sentinel and cluster come later)`,
+      "--topology cluster: not yet (this version runs standalone and sentinel; cluster comes later)",
     );
+  }
+  if (topology !== "standalone" && topology !== "sentinel") {
+    throw new UsageError(`--topology: expected standalone or sentinel, got ${topology}`);
   }
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) {
@@ -42,8 +50,10 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   }
   return {
     seed,
+    topology,
     durationMs: duration(values.duration),
     outDir: values.out,
     selfTest: values["self-test"],
+    defects: values.defect,
   };
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { HISTORY, type ChaosGroup } from "./groups.js";
+import { HISTORY } from "./groups.js";
 
 /**
  * Produces with an idempotency key: the script writes the entry and the key's id in one step, and
@@ -12,6 +12,7 @@ redis.call('HSET', KEYS[2], ARGV[1], KEYS[1] .. ' ' .. id)
 return id`;
 
 const POISON_RATE = 0.02;
+const IN_FLIGHT = 8;
 const MIN_BODY = 10;
 
 export interface ProducerCounts {
@@ -42,20 +43,30 @@ export class ChaosProducer {
     private readonly maxBody: number,
   ) {}
 
-  /** Writes one entry to a group drawn from the seed every `everyMs`, until stop(). */
-  async run(groups: readonly ChaosGroup[], everyMs: number): Promise<void> {
-    while (this.running) {
-      const group = groups[Math.floor(this.random() * groups.length)] ?? groups[0];
-      if (group === undefined) return;
+  /**
+   * Writes one entry to a stream drawn from the seed every `everyMs`, until stop(), with up to
+   * IN_FLIGHT writes waiting for Redis: a slow fsync or a loaded host slows the rate less (the
+   * data and the keys are drawn in the same order whatever the replies' timing).
+   */
+  async run(streams: readonly string[], everyMs: number): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    for (let sequence = 0; this.running; sequence += 1) {
+      const stream = streams[Math.floor(this.random() * streams.length)] ?? streams[0];
+      if (stream === undefined) return;
       const poison = this.random() < POISON_RATE;
-      const key = `${group.group}:${this.counts.produced}${poison ? ":poison" : ""}`;
+      const key = `${stream}:${sequence}${poison ? ":poison" : ""}`;
       const fields = entryFields(this.random, key, this.maxBody);
-      await this.produce(group.stream, key, fields);
-      this.counts.produced += 1;
-      if (poison) this.counts.poison += 1;
-      this.counts.bytes += fields.reduce((sum, field) => sum + field.length, 0);
+      const write: Promise<void> = this.produce(stream, key, fields).then(() => {
+        this.counts.produced += 1;
+        if (poison) this.counts.poison += 1;
+        this.counts.bytes += fields.reduce((sum, field) => sum + field.length, 0);
+        inFlight.delete(write);
+      });
+      inFlight.add(write);
+      if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
+    await Promise.all(inFlight);
   }
 
   stop(): void {

@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
-import { CHAOS_GROUPS, HISTORY } from "./groups.js";
-import type { JanitorReplica } from "./servers.js";
+import { CHAOS_GROUPS, DEAD_LETTER_STREAMS, HISTORY, READ_PAIRS } from "./groups.js";
 import type { Violation } from "./checker.js";
 
 async function pendingOf(redis: Redis, stream: string, group: string): Promise<number> {
@@ -16,20 +15,29 @@ async function pendingOf(redis: Redis, stream: string, group: string): Promise<n
 /** Entries pending in every chaos group's source and lane, by "stream/group". */
 async function pendingByStream(redis: Redis): Promise<Record<string, number>> {
   const pending: Record<string, number> = {};
-  for (const group of CHAOS_GROUPS) {
-    for (const stream of [group.stream, group.lane]) {
-      pending[`${stream}/${group.group}`] = await pendingOf(redis, stream, group.group);
-    }
+  for (const { stream, group } of READ_PAIRS) {
+    pending[`${stream}/${group}`] = await pendingOf(redis, stream, group);
   }
   return pending;
+}
+
+/** Each produced entry once per group reading its stream. */
+async function toProcess(redis: Redis): Promise<number> {
+  let units = 0;
+  for (const where of await redis.hvals(HISTORY.produced)) {
+    const stream = where.slice(0, where.indexOf(" "));
+    units += CHAOS_GROUPS.filter((group) => group.stream === stream).length;
+  }
+  return units;
 }
 
 async function settled(redis: Redis): Promise<boolean> {
   const pending = Object.values(await pendingByStream(redis)).reduce((a, b) => a + b, 0);
   let deadLetters = 0;
-  for (const group of CHAOS_GROUPS) deadLetters += await redis.xlen(group.deadLetters);
-  const done = (await redis.llen(HISTORY.acks)) + deadLetters;
-  return pending === 0 && done >= (await redis.hlen(HISTORY.produced));
+  for (const stream of DEAD_LETTER_STREAMS) deadLetters += await redis.xlen(stream);
+  const purged = await redis.llen(HISTORY.purged);
+  const done = (await redis.llen(HISTORY.acks)) + deadLetters + purged;
+  return pending === 0 && done >= (await toProcess(redis));
 }
 
 /** Polls `check` every 250 ms until true or `timeoutMs`; true when it held. */
@@ -58,26 +66,23 @@ export async function awaitQuiescence(redis: Redis, timeoutMs: number): Promise<
   ];
 }
 
-/** Every running janitor's /metrics says 0 pending for every group (within `timeoutMs`). */
-export async function metricsAgree(
-  janitors: readonly JanitorReplica[],
-  timeoutMs: number,
-): Promise<Violation[]> {
-  const samples: Record<string, (number | undefined)[]> = {};
-  const agree = async (): Promise<boolean> => {
-    for (const group of CHAOS_GROUPS) {
-      const labels = [`stream="${group.stream}"`, `group="${group.group}"`];
-      samples[group.group] = await Promise.all(
-        janitors.map((j) => j.metric("stream_janitor_pending_entries", labels)),
-      );
+/**
+ * Every lane empty once everything is acknowledged: the leader trims each lane after every sweep
+ * pass, so a lane that keeps copies its group acknowledged grows without bound.
+ */
+export async function lanesTrimmed(redis: Redis, timeoutMs: number): Promise<Violation[]> {
+  const lengths: Record<string, number> = {};
+  const empty = async (): Promise<boolean> => {
+    for (const { lane } of CHAOS_GROUPS) {
+      if (lane !== undefined) lengths[lane] = await redis.xlen(lane);
     }
-    return Object.values(samples).every((values) => values.every((value) => value === 0));
+    return Object.values(lengths).every((length) => length === 0);
   };
-  if (await pollUntil(agree, timeoutMs)) return [];
+  if (await pollUntil(empty, timeoutMs)) return [];
   return [
     {
-      invariant: "metrics-disagree",
-      detail: `stream_janitor_pending_entries per janitor: ${JSON.stringify(samples)}, Redis: 0`,
+      invariant: "lane-not-trimmed",
+      detail: `nothing pending, yet after ${timeoutMs} ms the lanes hold ${JSON.stringify(lengths)}`,
     },
   ];
 }

@@ -3,9 +3,11 @@ import { join } from "node:path";
 import type { Verdict, Violation } from "./checker.js";
 import type { History } from "./history.js";
 import type { AppliedFault } from "./nemesis.js";
+import type { Recovery } from "./recovery.js";
 
 export interface ChaosReport {
   seed: number;
+  topology: string;
   durationMs: number;
   cli: string;
   counts: Record<string, number>;
@@ -15,6 +17,8 @@ export interface ChaosReport {
   /** The first violations with the key's history and the faults within 5 s of it. */
   explained: unknown[];
   slowCommands: unknown[];
+  /** Leader lost -> next sweep, per fault that took the leader away. */
+  recoveries: Recovery[];
   ok: boolean;
 }
 
@@ -25,7 +29,7 @@ function explain(violation: Violation, history: History, faults: readonly Applie
   const key = violation.key;
   if (key === undefined) return { ...violation, faultsApplied: faults.length };
   const mine = (records: readonly string[]) => records.filter((r) => r.startsWith(`${key} `));
-  const records = [...mine(history.deliveries), ...mine(history.acks), ...mine(history.crashes)];
+  const records = [...mine(history.deliveries), ...mine(history.acks), ...mine(history.stalls)];
   const times = records.map((r) => Number(r.slice(r.lastIndexOf(" ") + 1)));
   const from = Math.min(...times) - AROUND_MS;
   const to = Math.max(...times) + AROUND_MS;
@@ -34,7 +38,7 @@ function explain(violation: Violation, history: History, faults: readonly Applie
     produced: history.produced[key],
     deliveries: mine(history.deliveries),
     acks: mine(history.acks),
-    crashedHolding: mine(history.crashes),
+    stalls: mine(history.stalls),
     deadLetters: history.deadLetters
       .filter((letter) => letter.key === key)
       .map(({ body, ...letter }) => ({ ...letter, bodyBytes: body.length / 2 })),
@@ -73,14 +77,27 @@ export async function writeReport(
   await writeFile(join(outDir, "report.json"), JSON.stringify(report, null, 2));
 }
 
+function recoveryLine(recoveries: readonly Recovery[]): string {
+  const times = recoveries
+    .map((r) => r.recoveredMs)
+    .filter((ms): ms is number => ms !== null)
+    .sort((a, b) => a - b);
+  const never = recoveries.length - times.length;
+  if (recoveries.length === 0) return "no leader was taken away";
+  const median = times[Math.floor(times.length / 2)] ?? 0;
+  const max = times[times.length - 1] ?? 0;
+  return `${recoveries.length} leaders lost, median ${median} ms, max ${max} ms${never > 0 ? `, ${never} not recovered within 30 s` : ""}`;
+}
+
 export function summary(report: ChaosReport): string {
   const invariants = new Map<string, number>();
   for (const v of report.violations)
     invariants.set(v.invariant, (invariants.get(v.invariant) ?? 0) + 1);
   const lines = [
-    `chaos seed ${report.seed}, ${report.durationMs / 1000} s, standalone`,
+    `chaos seed ${report.seed}, ${report.durationMs / 1000} s, ${report.topology}`,
     `counts: ${JSON.stringify(report.counts)}`,
     `faults: ${JSON.stringify(report.faults)}`,
+    `recovery (leader lost -> next sweep): ${recoveryLine(report.recoveries)}`,
     `consumers: ${report.consumers.map((c) => `${c.name} ${c.behaviour} ${c.starts} starts`).join(", ")}`,
     report.ok
       ? "every invariant holds"

@@ -1,20 +1,24 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { seededRandom } from "../support/seededRandom.js";
 import { checkHistory, type Violation } from "./checker.js";
-import { ChaosConsumer, type Behaviour } from "./consumerFleet.js";
-import { consumerProgram } from "./consumerProgram.js";
-import { CHAOS_GROUPS } from "./groups.js";
+import { startFleet, type ChaosConsumer } from "./consumerFleet.js";
+import type { Program } from "./consumerProgram.js";
+import { CHAOS_GROUPS, READ_PAIRS, SOURCE_STREAMS } from "./groups.js";
 import { readHistory } from "./history.js";
 import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
-import { awaitQuiescence, metricsAgree, pollUntil } from "./quiescence.js";
+import { awaitQuiescence, lanesTrimmed } from "./quiescence.js";
+import { viewsAgree } from "./agreement.js";
+import { RecoveryWatch, ScriptTime } from "./recovery.js";
+import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
-import { ChaosRedis, JanitorReplica, writeJanitorConfig } from "./servers.js";
+import { sentinel, standalone, type Topology, type TopologyName } from "./topology.js";
+import { healJanitors, startJanitors, type JanitorSet } from "./janitors.js";
+import { operate } from "./operator.js";
 import { SlowCommands } from "./slowlog.js";
 
 export interface ChaosOptions {
@@ -25,59 +29,40 @@ export interface ChaosOptions {
   cli: string;
   maxBodyBytes: number;
   quietMs: number;
+  topology: TopologyName;
 }
 
-const REPLICAS = 3;
-const CONSUMERS_PER_GROUP = 3;
 const PRODUCE_EVERY_MS = 40;
 
 interface Run {
-  redis: ChaosRedis;
+  topology: Topology;
   admin: Redis;
-  janitors: JanitorReplica[];
+  set: JanitorSet | undefined;
   consumers: ChaosConsumer[];
+  programs: Program[];
   slow: SlowCommands;
   faults: AppliedFault[];
   /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
   fenceViolations: Violation[];
+  auditor: PendingAuditor;
+  recovery: RecoveryWatch | undefined;
+  scriptTime: ScriptTime;
 }
 
-async function startJanitors(options: ChaosOptions, redisUrl: string): Promise<JanitorReplica[]> {
-  const janitors: JanitorReplica[] = [];
-  for (let index = 0; index < REPLICAS; index += 1) {
-    const port = await freePort();
-    const config = await writeJanitorConfig(join(options.outDir, "config"), redisUrl, port);
-    const log = join(options.outDir, `janitor-${index}.log`);
-    janitors.push(new JanitorReplica(index, options.cli, config, port, log));
-  }
-  for (const janitor of janitors) janitor.start();
-  // The schedule starts once one of them leads, so that its first faults have a leader to hit.
-  const leads = async () =>
-    (await Promise.all(janitors.map((j) => j.metric("stream_janitor_leader")))).includes(1);
-  if (!(await pollUntil(leads, 30_000)))
-    throw new Error("chaos: no janitor took the lease within 30 s");
-  return janitors;
-}
+/** Faults that take a leader away when aimed at it. */
+const LEADER_LOST: readonly string[] = ["kill-janitor", "stop-janitor", "partition"];
 
-async function startConsumers(random: () => number, redisUrl: string): Promise<ChaosConsumer[]> {
-  const consumers: ChaosConsumer[] = [];
-  for (const group of CHAOS_GROUPS) {
-    const program = await consumerProgram(group);
-    for (let i = 0; i < CONSUMERS_PER_GROUP; i += 1) {
-      const behaviour: Behaviour = i > 0 && random() < 0.6 ? "crashy" : "healthy";
-      const seed = Math.floor(random() * 2 ** 31);
-      consumers.push(new ChaosConsumer(program, `${group.group}-c${i}`, behaviour, seed, redisUrl));
-    }
-  }
-  for (const consumer of consumers) consumer.start();
-  return consumers;
-}
+/**
+ * Faults that cut consumers' connections, so a reply in flight may be lost, or that may lose
+ * writes already answered (a failover: replication is asynchronous); see checker.ts.
+ */
+const CUTS: readonly string[] = ["client-kill", "kill-redis", "failover"];
 
 /** One stale leader's sweep per group; what went wrong is kept for the checker. */
 async function staleSweeps(run: Run, options: ChaosOptions): Promise<string> {
   const found: Violation[] = [];
   for (const group of CHAOS_GROUPS)
-    found.push(...(await probeFence(options.cli, run.redis.url, group)));
+    found.push(...(await probeFence(options.cli, run.topology.url, group)));
   run.fenceViolations.push(...found);
   return found.length === 0 ? "refused (FENCED)" : found.map((v) => v.detail).join("; ");
 }
@@ -89,34 +74,36 @@ async function runNemesis(
   untilMs: number,
 ): Promise<void> {
   const started = Date.now();
+  const set = run.set;
+  if (set === undefined) return;
+  const operatorRandom = seededRandom(options.seed ^ 0x0be7a7);
+  const operator = { redis: run.admin, cli: options.cli, config: set.operatorConfig };
   const targets: NemesisTargets = {
-    redis: run.redis,
+    topology: run.topology,
     admin: run.admin,
-    janitors: run.janitors,
+    janitors: set.janitors,
+    proxies: set.proxies,
+    reconfigure: (index) => set.reconfigure(index),
+    operate: (kind) => operate(kind, operatorRandom, operator),
     beforeRedisKill: async () => {
       await run.slow.collect(run.admin);
-      run.slow.restarted();
+      await run.scriptTime.collect(run.admin);
     },
     staleSweep: () => staleSweeps(run, options),
   };
-  for (const fault of planFaults(random, untilMs, REPLICAS)) {
+  for (const fault of planFaults(random, untilMs, set.janitors.length, run.topology)) {
     const wait = started + fault.atMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    run.faults.push(
-      await applyFault(fault, targets).catch((error: unknown) => ({
-        ...fault,
-        at: Date.now(),
-        note: `failed: ${String(error)}`,
-      })),
-    );
-  }
-}
-
-/** Every janitor back and running before the quiet period. */
-function healJanitors(janitors: readonly JanitorReplica[]): void {
-  for (const janitor of janitors) {
-    if (janitor.stopped) janitor.signal("SIGCONT");
-    if (!janitor.running) janitor.start();
+    const applied = await applyFault(fault, targets).catch((error: unknown) => ({
+      ...fault,
+      at: Date.now(),
+      victim: undefined,
+      note: `failed: ${String(error)}`,
+    }));
+    run.faults.push(applied);
+    if (fault.target === -1 && applied.victim !== undefined && LEADER_LOST.includes(fault.kind)) {
+      run.recovery?.leaderLost(fault.kind, applied.at);
+    }
   }
 }
 
@@ -128,61 +115,91 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
     options.maxBodyBytes,
   );
   const started = Date.now();
-  const producing = producer.run(CHAOS_GROUPS, PRODUCE_EVERY_MS);
+  const producing = producer.run(SOURCE_STREAMS, PRODUCE_EVERY_MS);
   await runNemesis(run, options, random, activeMs);
   const left = activeMs - (Date.now() - started);
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   producer.stop();
   await producing;
-  healJanitors(run.janitors);
+  if (run.set !== undefined) healJanitors(run.set);
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await mkdir(options.outDir, { recursive: true });
   const random = seededRandom(options.seed);
   const dataDir = await mkdtemp(join(tmpdir(), "sj-chaos-"));
-  const redis = new ChaosRedis(await freePort(), dataDir);
-  await redis.start();
-  const admin = new Redis(redis.url, { protocol: 2, maxRetriesPerRequest: 3 });
+  const topology = options.topology === "sentinel" ? await sentinel() : await standalone(dataDir);
+  const admin = new Redis(topology.url, { protocol: 2, maxRetriesPerRequest: 3 });
   // Redis is killed on purpose: its reconnection errors are the schedule, not news.
   admin.on("error", () => undefined);
   const run: Run = {
-    redis,
+    topology,
     admin,
-    janitors: [],
+    set: undefined,
     consumers: [],
+    programs: [],
     slow: new SlowCommands(),
     faults: [],
     fenceViolations: [],
+    auditor: new PendingAuditor(admin, READ_PAIRS),
+    recovery: undefined,
+    scriptTime: new ScriptTime(),
   };
   try {
     for (const group of CHAOS_GROUPS) {
       await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
     }
-    run.janitors = await startJanitors(options, redis.url);
-    run.consumers = await startConsumers(random, redis.url);
+    run.set = await startJanitors(options.cli, options.outDir, topology);
+    run.recovery = new RecoveryWatch(run.set.janitors);
+    const fleet = await startFleet(random, topology.url);
+    run.consumers = fleet.consumers;
+    run.programs = fleet.programs;
     const started = Date.now();
+    run.auditor.start();
     await schedule(run, options, random);
     const quiet = Math.max(options.quietMs, options.durationMs - (Date.now() - started));
     const extra: Violation[] = await awaitQuiescence(admin, quiet);
-    if (extra.length === 0) extra.push(...(await metricsAgree(run.janitors, 20_000)));
+    await run.auditor.stop();
+    extra.push(...run.auditor.violations);
+    if (extra.length === 0) {
+      const views = {
+        redis: admin,
+        janitors: run.set.janitors,
+        cli: options.cli,
+        operatorConfig: run.set.operatorConfig,
+        redisRestarted: run.faults.some((f) => f.kind === "kill-redis" || f.kind === "failover"),
+      };
+      extra.push(...(await viewsAgree(views, 20_000)));
+    }
+    // Only once everything settled: while copies wait, a lane is not empty for a good reason.
+    if (extra.length === 0) extra.push(...(await lanesTrimmed(admin, 10_000)));
     await run.slow.collect(admin);
+    await run.scriptTime.collect(admin);
     extra.push(...run.slow.violations());
     await staleSweeps(run, options);
     extra.push(...run.fenceViolations);
     return await finish(run, options, extra);
   } finally {
     await Promise.all(run.consumers.map((consumer) => consumer.stop()));
-    await Promise.all(run.janitors.map((janitor) => janitor.kill()));
+    await Promise.all(run.programs.map((program) => program.remove()));
+    await run.set?.close();
     admin.disconnect();
-    await redis.kill();
+    await topology.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
 async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Promise<ChaosReport> {
   const history = await readHistory(run.admin);
-  const verdict = checkHistory(history);
+  const cuts = run.faults.filter((fault) => CUTS.includes(fault.kind)).map((fault) => fault.at);
+  const lossy = run.faults.filter((fault) => fault.kind === "failover").map((fault) => fault.at);
+  const verdict = checkHistory(history, cuts, lossy);
+  const units = verdict.counts.toProcess ?? 0;
+  verdict.counts.janitorScriptUsPerEntry = Math.round(run.scriptTime.usec / Math.max(1, units));
+  verdict.counts.janitorScriptCalls = run.scriptTime.calls;
+  for (const [stream, length] of Object.entries(run.auditor.longest)) {
+    verdict.counts[`longest ${stream}`] = length;
+  }
   verdict.violations.push(...extra);
   const consumers = run.consumers.map(({ name, behaviour, starts, crashes }) => ({
     name,
@@ -192,11 +209,19 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
   }));
   const base = {
     seed: options.seed,
+    topology: options.topology,
     durationMs: options.durationMs,
     cli: options.cli,
     consumers,
     slowCommands: run.slow.all,
+    recoveries: (await run.recovery?.settled()) ?? [],
   };
+  for (const lost of base.recoveries.filter((r) => r.recoveredMs === null)) {
+    const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s`;
+    verdict.violations.push({ invariant: "leader-not-replaced", detail });
+  }
+  const stderr = run.consumers.map((c) => `== ${c.name} (${c.behaviour})\n${c.stderr}`).join("\n");
+  await writeFile(join(options.outDir, "consumers.log"), stderr);
   const report = buildReport(base, verdict, history, run.faults);
   await writeReport(options.outDir, report, history, run.faults);
   return report;

@@ -39,7 +39,40 @@ export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
     replace: "",
     caughtBy: ["fence-not-held"],
   },
+  {
+    name: "count-delivery-twice",
+    file: "scripts/lua/sweepPage.lua",
+    // Each claim counts the entry's last delivery twice: copies carry, and dead letters show, one
+    // delivery more per incarnation than happened, and entries reach maxDeliveries early.
+    find: "local originalId, deliveries = id, entry[4]\n",
+    replace: "local originalId, deliveries = id, entry[4] + 1\n",
+    caughtBy: ["miscounted-deliveries", "collateral-dead-letter"],
+  },
+  {
+    name: "trim-lane-past-unacked",
+    file: "scripts/lua/trimRetryLane.lua",
+    // The floor ignores the lane's pending copies: everything delivered goes, acknowledged or not,
+    // and a copy whose consumer crashed or is still at work loses its body.
+    find: "if owner == nil then return { 0, length, 0 } end\n",
+    replace:
+      "if owner == nil then return { 0, length, 0 } end\nfloor = nextId(owner['last-delivered-id'])\n",
+    caughtBy: ["pending-entry-removed", "lost"],
+  },
 ];
+
+/** Throws unless the text the defect changes is in the built file exactly once. */
+export async function checkDefect(
+  defect: PlantedDefect,
+  dist = join(ROOT, "dist"),
+): Promise<string> {
+  const source = await readFile(join(dist, defect.file), "utf8");
+  if (source.split(defect.find).length !== 2) {
+    throw new Error(
+      `planted defect ${defect.name}: the text to change is not once in ${defect.file}`,
+    );
+  }
+  return source;
+}
 
 /** dist/ copied to a temporary folder with the defect in place; returns the copy's cli.js. */
 export async function plantDefect(
@@ -49,14 +82,8 @@ export async function plantDefect(
   await cp(join(ROOT, "dist"), join(dir, "dist"), { recursive: true });
   await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"));
-  const path = join(dir, "dist", defect.file);
-  const source = await readFile(path, "utf8");
-  if (source.split(defect.find).length !== 2) {
-    throw new Error(
-      `planted defect ${defect.name}: the text to change is not once in ${defect.file}`,
-    );
-  }
-  await writeFile(path, source.replace(defect.find, defect.replace));
+  const source = await checkDefect(defect, join(dir, "dist"));
+  await writeFile(join(dir, "dist", defect.file), source.replace(defect.find, defect.replace));
   return {
     cli: join(dir, "dist", "cli.js"),
     remove: () => rm(dir, { recursive: true, force: true }),

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
@@ -99,52 +99,76 @@ export class JanitorReplica {
     await exited;
   }
 
-  /** A metric's value from its /metrics (first sample with all `labels`); undefined if silent. */
-  async metric(name: string, labels: readonly string[] = []): Promise<number | undefined> {
+  /** GET `path` from its HTTP port; undefined while it is down, stopped or silent. */
+  async get(path: string): Promise<string | undefined> {
     if (!this.running || this.stopped) return undefined;
     try {
-      const response = await fetch(`http://127.0.0.1:${this.httpPort}/metrics`, {
+      const response = await fetch(`http://127.0.0.1:${this.httpPort}${path}`, {
         signal: AbortSignal.timeout(3000),
       });
-      const line = (await response.text())
-        .split("\n")
-        .find(
-          (l) =>
-            (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) &&
-            labels.every((label) => l.includes(label)),
-        );
-      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+      return await response.text();
     } catch {
       return undefined;
     }
   }
+
+  /** A metric's value from its /metrics (first sample with all `labels`); undefined if silent. */
+  async metric(name: string, labels: readonly string[] = []): Promise<number | undefined> {
+    const text = await this.get("/metrics");
+    return text === undefined ? undefined : metricValue(text, name, labels);
+  }
 }
 
-/** The janitors' configuration: short lease and sweep interval, every chaos group. */
+/** A metric's value in a /metrics text (first sample with all `labels`); undefined if none. */
+export function metricValue(
+  text: string,
+  name: string,
+  labels: readonly string[] = [],
+): number | undefined {
+  const line = text
+    .split("\n")
+    .find(
+      (l) =>
+        (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) &&
+        labels.every((label) => l.includes(label)),
+    );
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
+/**
+ * The janitors' configuration: short lease and sweep interval, every chaos group. `changed` is
+ * the variant a SIGHUP fault loads: a slower sweep and minIdleMs 1.2 s (slow consumers still
+ * take longer, heartbeats still beat well within it).
+ */
 export async function writeJanitorConfig(
   dir: string,
-  redisUrl: string,
+  redis: Record<string, unknown>,
   httpPort: number,
+  changed = false,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, `janitor-${httpPort}.json`);
   const config = {
-    redis: { url: redisUrl },
+    redis,
     http: { host: "127.0.0.1", port: httpPort },
     log: { level: "warn" },
     lease: { key: LEASE_KEY, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
-    sweep: { intervalMs: 200 },
+    sweep: { intervalMs: changed ? 350 : 200 },
     metrics: { pelScanIntervalMs: 500 },
+    // Verdicts within seconds of the quiet period (the default samples every 10 s).
+    status: { intervalMs: 500, window: 4 },
     groups: CHAOS_GROUPS.map((group) => ({
       stream: group.stream,
       group: group.group,
       action: group.action,
-      minIdleMs: MIN_IDLE_MS,
+      minIdleMs: changed ? MIN_IDLE_MS * 1.2 : MIN_IDLE_MS,
       maxDeliveries: group.maxDeliveries,
       deadLetterStream: group.deadLetters,
-      ...(group.action === "requeue" ? { retryLane: true } : {}),
+      ...(group.lane === undefined ? {} : { retryLane: true }),
     })),
   };
-  await writeFile(path, JSON.stringify(config, null, 2));
+  // Written whole, then renamed: a SIGHUP never reads half a file.
+  await writeFile(`${path}.tmp`, JSON.stringify(config, null, 2));
+  await rename(`${path}.tmp`, path);
   return path;
 }

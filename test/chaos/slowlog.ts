@@ -9,15 +9,18 @@ export interface SlowCommand {
   client: string;
 }
 
-/** SLOWLOG GET, kept across Redis restarts (the nemesis reads it before each kill). */
+/**
+ * SLOWLOG GET, kept across Redis restarts and failovers (the nemesis reads it before each). An
+ * entry is known by its time, id, duration and command: a restarted server counts ids from 0
+ * again, and failovers back and forth read the same server's log more than once.
+ */
 export class SlowCommands {
   private readonly seen = new Map<string, SlowCommand>();
-  private epoch = 0;
 
   async collect(redis: Redis): Promise<void> {
     const entries = (await redis.slowlog("GET", 1024)) as unknown[][];
     for (const entry of entries) {
-      const [id, , durationUs, args, , client] = entry as [
+      const [id, at, durationUs, args, , client] = entry as [
         number,
         number,
         number,
@@ -26,13 +29,9 @@ export class SlowCommands {
         string,
       ];
       const command = args.slice(0, 3).map(String).join(" ");
-      this.seen.set(`${this.epoch}:${id}`, { id, durationUs, command, client: client ?? "" });
+      const known = `${at}:${id}:${durationUs}:${command}`;
+      this.seen.set(known, { id, durationUs, command, client: client ?? "" });
     }
-  }
-
-  /** After a Redis restart the log starts again at id 0. */
-  restarted(): void {
-    this.epoch += 1;
   }
 
   get all(): SlowCommand[] {

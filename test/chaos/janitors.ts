@@ -1,0 +1,80 @@
+import { join } from "node:path";
+import { freePort } from "../../src/demo/spawnRedisServer.js";
+import { ChaosProxy } from "./proxy.js";
+import { pollUntil } from "./quiescence.js";
+import { JanitorReplica, writeJanitorConfig } from "./servers.js";
+import type { Topology } from "./topology.js";
+
+const REPLICAS = 3;
+
+/** The janitor replicas, each reaching Redis through its own proxy, and the operator's config. */
+export interface JanitorSet {
+  janitors: JanitorReplica[];
+  proxies: ChaosProxy[];
+  /** The operator's configuration: the same groups, straight to Redis. */
+  operatorConfig: string;
+  /** Rewrites a replica's configuration (the other variant each time) and sends it SIGHUP. */
+  reconfigure(index: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startJanitors(
+  cli: string,
+  outDir: string,
+  topology: Topology,
+): Promise<JanitorSet> {
+  const janitors: JanitorReplica[] = [];
+  const proxies: ChaosProxy[] = [];
+  const dir = join(outDir, "config");
+  for (let index = 0; index < REPLICAS; index += 1) {
+    const proxy = new ChaosProxy(() => topology.primaryPort());
+    const redis = topology.janitorRedis(await proxy.start());
+    const port = await freePort();
+    const config = await writeJanitorConfig(dir, redis, port);
+    const log = join(outDir, `janitor-${index}.log`);
+    janitors.push(new JanitorReplica(index, cli, config, port, log));
+    proxies.push(proxy);
+  }
+  for (const janitor of janitors) janitor.start();
+  // The schedule starts once one of them leads, so that its first faults have a leader to hit.
+  const leads = async () =>
+    (await Promise.all(janitors.map((j) => j.metric("stream_janitor_leader")))).includes(1);
+  if (!(await pollUntil(leads, 30_000)))
+    throw new Error("chaos: no janitor took the lease within 30 s");
+  const variants = janitors.map(() => false);
+  return {
+    janitors,
+    proxies,
+    operatorConfig: await writeJanitorConfig(
+      dir,
+      topology.linked ? { url: topology.url } : topology.janitorRedis(0),
+      await freePort(),
+    ),
+    reconfigure: async (index) => {
+      const janitor = janitors[index];
+      const proxy = proxies[index];
+      if (janitor === undefined || proxy === undefined) return "no such janitor";
+      variants[index] = !variants[index];
+      const redis = topology.janitorRedis(proxy.port);
+      await writeJanitorConfig(dir, redis, janitor.httpPort, variants[index]);
+      janitor.signal("SIGHUP");
+      return variants[index] ? "sweep 350 ms, minIdleMs 1200" : "sweep 200 ms, minIdleMs 1000";
+    },
+    close: async () => {
+      await Promise.all(janitors.map((janitor) => janitor.kill()));
+      await Promise.all(proxies.map((proxy) => proxy.close()));
+    },
+  };
+}
+
+/** Every janitor back, running and linked before the quiet period. */
+export function healJanitors(set: JanitorSet): void {
+  for (const proxy of set.proxies) {
+    proxy.setDelay(0);
+    proxy.heal();
+  }
+  for (const janitor of set.janitors) {
+    if (janitor.stopped) janitor.signal("SIGCONT");
+    if (!janitor.running) janitor.start();
+  }
+}

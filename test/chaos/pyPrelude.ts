@@ -1,0 +1,103 @@
+import { HISTORY, type ChaosGroup } from "./groups.js";
+import { ACK_LUA, CRASH_RATE, LATE_MS, SLOW_MS, SLOW_RATE } from "./jsPrelude.js";
+
+/**
+ * What runs before the README's redis-py loop: jsPrelude's recording and behaviours (healthy,
+ * crashy, slow; no hot loop, no heartbeat), as wrappers on redis-py's Redis class, so that the
+ * README's own calls are recorded without changing its code. Run by Debian's /usr/bin/python3.
+ */
+export function pyPrelude(group: ChaosGroup): string {
+  const g = JSON.stringify(group.group);
+  return `import os
+import random
+import sys
+import time
+
+import redis as chaos_redis
+
+chaos_recorder = chaos_redis.Redis.from_url(os.environ["REDIS_URL"])
+chaos_consumer = os.environ.get("CONSUMER", "c1")
+chaos_behaviour = os.environ.get("CHAOS_BEHAVIOUR", "healthy")
+chaos_random = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
+chaos_held = {}  # (stream, id) -> key, delivered here and not acknowledged yet
+chaos_seen_at = {}  # key -> when its latest delivery reached this process (s)
+chaos_ack_lua = ${JSON.stringify(ACK_LUA)}  # by EVAL: EVALSHA is the janitor's (recovery.ts)
+
+
+def chaos_text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+chaos_plain_xreadgroup = chaos_redis.Redis.xreadgroup
+
+
+def chaos_xreadgroup(self, groupname, consumername, streams, *args, **kwargs):
+    reply = chaos_plain_xreadgroup(self, groupname, consumername, streams, *args, **kwargs)
+    how = "new" if all(chaos_text(i) == ">" for i in streams.values()) else "own"
+    records = []
+    for stream, entries in reply or []:
+        for entry_id, fields in entries:
+            if not fields:
+                continue
+            key = chaos_text(fields.get(b"k", b""))
+            chaos_held[(chaos_text(stream), chaos_text(entry_id))] = key
+            chaos_seen_at[key] = time.time()
+            now = str(int(time.time() * 1000))
+            records.append(
+                " ".join([key, ${g}, chaos_text(stream), chaos_text(entry_id), now, how, chaos_consumer])
+            )
+    if records:
+        chaos_recorder.rpush("${HISTORY.deliveries}", *records)
+    return reply
+
+
+def chaos_xack(self, name, groupname, *ids):
+    done = 0
+    for entry_id in ids:
+        where = (chaos_text(name), chaos_text(entry_id))
+        key = chaos_held.pop(where, "")
+        now = str(int(time.time() * 1000))
+        record = " ".join([key, chaos_text(groupname), where[0], where[1], chaos_consumer, now])
+        done += self.eval(chaos_ack_lua, 2, name, "${HISTORY.acks}", groupname, entry_id, record)
+    return done
+
+
+chaos_redis.Redis.xreadgroup = chaos_xreadgroup
+chaos_redis.Redis.xack = chaos_xack
+
+
+def chaos_stall(why):
+    now = str(int(time.time() * 1000))
+    records = [" ".join([key, ${g}, now, why]) for key in chaos_held.values()]
+    if records:
+        chaos_recorder.rpush("${HISTORY.stalls}", *records)
+
+
+def chaos_exit_hook(kind, value, trace):
+    # The loop died (a connection error at a failover): what it held stays pending, a crash.
+    try:
+        chaos_stall("error")
+    finally:
+        sys.__excepthook__(kind, value, trace)
+
+
+sys.excepthook = chaos_exit_hook
+
+
+def handle(fields):
+    key = chaos_text(fields.get(b"k", b""))
+    if time.time() - chaos_seen_at.get(key, time.time()) > ${LATE_MS / 1000}:
+        now = str(int(time.time() * 1000))
+        chaos_recorder.rpush("${HISTORY.stalls}", " ".join([key, ${g}, now, "late"]))
+    if b"poison" in fields:
+        raise RuntimeError("poison " + chaos_text(fields.get(b"k", b"")))
+    if chaos_behaviour == "crashy" and chaos_random.random() < ${CRASH_RATE}:
+        chaos_stall("crash")  # crash mid-batch: what is held here stays pending
+        os._exit(3)
+    if chaos_behaviour == "slow" and chaos_random.random() < ${SLOW_RATE}:
+        chaos_stall("slow")
+        time.sleep(${SLOW_MS / 1000})
+
+
+`;
+}
