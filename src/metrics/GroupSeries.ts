@@ -14,7 +14,7 @@ interface PromSample<L extends string> {
   sharedLabels: Labels<L>;
 }
 
-export const NO_LABELS: Readonly<Record<string, never>> = Object.freeze({});
+const NO_LABELS: Readonly<Record<string, never>> = Object.freeze({});
 
 export interface GroupSeriesOptions<L extends string> {
   name: string;
