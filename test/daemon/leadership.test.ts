@@ -49,13 +49,17 @@ const BUSY_MARGIN_MS = 1000;
 const TAKEOVER_BOUND_MS = TIMING.ttlMs + 1.2 * TIMING.retryPeriodMs + BUSY_MARGIN_MS;
 
 /**
- * Resolves at the leader's next renewal: the lease key's TTL went back up. A wait on another
- * process, so a generous bound: a leader that stopped renewing shows as a lost or changed leader
- * (checked after each renewal), or as a key that never comes back.
+ * Resolves at the leader's next renewal: the lease key's expiry time (PEXPIRETIME, on Redis's
+ * clock) moved on. Not its TTL going back up: a TTL read within a millisecond of a renewal is
+ * the full TTL, which no later read exceeds, and on a busy machine polls far apart missed every
+ * renewal that way. A wait on another process, so a generous bound: a leader that stopped
+ * renewing shows as a lost or changed leader (checked after each renewal), or as a key whose
+ * expiry never moves.
  */
 async function nextRenewal(key: string): Promise<void> {
-  const before = await fixture.redis.pttl(key);
-  await waitFor(async () => (await fixture.redis.pttl(key)) > before, {
+  const expiresAt = async () => Number(await fixture.redis.call("PEXPIRETIME", key));
+  const before = await expiresAt();
+  await waitFor(async () => (await expiresAt()) > before, {
     timeoutMs: 10 * TIMING.ttlMs,
     what: "a renewal of the lease",
   });
