@@ -89,7 +89,7 @@ export interface CommandCount {
 }
 
 /** Counts the commands a client sends (every ioredis command goes through sendCommand). */
-function countCommands(redis: Redis): CommandCount {
+export function countCommands(redis: Redis): CommandCount {
   const spy = vi.spyOn(redis, "sendCommand");
   return {
     get count() {
