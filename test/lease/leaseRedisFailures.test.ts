@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { LeaseOptions } from "../../src/lease/types.js";
 import { Lease } from "../../src/lease/Lease.js";
 import { companionKey, LeaseLock } from "../../src/lease/LeaseLock.js";
 import { waitFor } from "../support/waitFor.js";
@@ -51,7 +52,12 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 /** A Lease on a connection of its own to `server`, stopped and checked by `cleanup`. */
-async function leaseOn(server: RedisServer, key: string, timing: typeof FAST, timeoutMs: number) {
+async function leaseOn(
+  server: RedisServer,
+  key: string,
+  timing: Pick<LeaseOptions, "ttlMs" | "renewDeadlineMs" | "retryPeriodMs">,
+  timeoutMs: number,
+) {
   const redis = await leaseConnection(server, { commandTimeout: timeoutMs });
   const timers = new RecordingTimers();
   const lease = new Lease({ redis, key, ...timing, logger: silentLogger, timers });
