@@ -37,18 +37,24 @@ describe("a leader that freezes", () => {
     const prefix = uniquePrefix("frozen");
     const stream = `${prefix}:stream`;
     const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(30_000));
-    // Small pages and a short interval make the freeze land in the middle of a sweep.
-    const path = await configFile(
-      testConfig(fixture.server.url, prefix, [{ minIdleMs: 60_000 }], {
-        sweep: {
-          intervalMs: 100,
-          batchSize: 20,
-          maxScriptMs: 2,
-          maxEntriesPerGroup: 1_000_000,
-          consumerName: "stream-janitor",
-        },
-      }),
-    );
+    const sweepIn = (batchSize: number, maxScriptMs: number) =>
+      configFile(
+        testConfig(fixture.server.url, prefix, [{ minIdleMs: 60_000 }], {
+          sweep: {
+            intervalMs: 100,
+            batchSize,
+            maxScriptMs,
+            maxEntriesPerGroup: 1_000_000,
+            consumerName: "stream-janitor",
+          },
+        }),
+      );
+    // Small pages and a short interval make the freeze land in the middle of a sweep: at least
+    // 1,500 script calls, however fast the machine. The standby (same lease, same group) drains
+    // in large pages: in 20-entry pages its drain alone took 6.8 s at load 12 (1.5 s so), and the
+    // whole test ran out of its minute at load 17.
+    const path = await sweepIn(20, 2);
+    const standbyPath = await sweepIn(1000, 50);
     const first = await start(path);
     await waitFor(() => first.isLeader(), { what: "the first daemon to lead" });
     await waitFor(async () => (await pendingCount(stream)) < 29_000, {
@@ -58,13 +64,17 @@ describe("a leader that freezes", () => {
     const frozenAt = await pendingCount(stream);
     expect(frozenAt).toBeGreaterThan(0);
 
-    const second = await start(path);
+    const second = await start(standbyPath);
     await waitFor(() => second.isLeader(), { timeoutMs: 10_000, what: "the standby to take over" });
     first.signal("SIGCONT");
+    const resumedAt = performance.now();
     await waitFor(async () => (await pendingCount(stream)) === 0, {
       timeoutMs: 60_000,
       what: "the PEL to drain",
     });
+    console.log(
+      `frozen at ${frozenAt} pending; drained ${(performance.now() - resumedAt).toFixed(0)} ms after the resume`,
+    );
     // The resumed leader's deadline timer has long passed: it must know it lost the lease.
     await first.waitForLog((line) => line.msg === "lease lost");
 
@@ -78,7 +88,8 @@ describe("a leader that freezes", () => {
     ).resolves.toMatchObject({ requeued: 30_000 });
     expect(await second.isLeader()).toBe(true);
     expect(await first.isLeader()).toBe(false);
-  });
+    // Its waits have deadlines of their own; this one only keeps them from being cut short.
+  }, 120_000);
 });
 
 describe("graceful stop", () => {

@@ -17,9 +17,6 @@ export const silentLogger = pino({ level: "silent" });
 export const FAST = { ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 } as const;
 export const COMMAND_TIMEOUT_MS = 400;
 
-/** What a timer or a reply may be late by on a busy two-core machine; added to derived bounds. */
-export const BUSY_MARGIN_MS = 500;
-
 /** Resolves after `lease` emitted `event` `count` times from now (time measured in lease steps). */
 export async function events(lease: Lease, event: keyof LeaseEvents, count: number): Promise<void> {
   for (let seen = 0; seen < count; seen += 1) await once(lease, event);
@@ -92,7 +89,7 @@ export interface CommandCount {
 }
 
 /** Counts the commands a client sends (every ioredis command goes through sendCommand). */
-function countCommands(redis: Redis): CommandCount {
+export function countCommands(redis: Redis): CommandCount {
   const spy = vi.spyOn(redis, "sendCommand");
   return {
     get count() {

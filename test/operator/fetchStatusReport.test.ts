@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config/defaultConfig.js";
 import { fetchStatusReport } from "../../src/operator/fetchStatusReport.js";
+import { HANG_DEADLINE_MS } from "../support/deadlines.js";
 import { freePort } from "../support/redisServer.js";
 import { startSilentServer } from "../support/silentServer.js";
 import { startFakeJanitor, statusReport, type FakeJanitor } from "../support/statusFixture.js";
@@ -111,7 +112,8 @@ describe("fetchStatusReport (the client of GET /status.json)", () => {
     const { port } = silent;
     const started = Date.now();
     const answer = await fetchStatusReport(http(port), { timeoutMs: 200 });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Its own 200 ms timeout ended the wait (the problem says so); the deadline only fails a hang.
+    expect(Date.now() - started).toBeLessThan(HANG_DEADLINE_MS);
     expect(answer).toMatchObject({ ok: false, unreachable: true });
     if (!answer.ok) expect(answer.problem).toContain("within 200ms");
   });

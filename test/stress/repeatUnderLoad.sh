@@ -9,6 +9,9 @@ cd "$(dirname "$0")/../.."
 runs="${1:-5}"
 hogs="${2:-1}"
 files=("${@:3}")
+# Logs in a folder of this invocation's own: two runs at once (helpers sharing the machine) once
+# wrote the same /tmp/stream-janitor-under-load-N.log.
+logs=$(mktemp -d /tmp/stream-janitor-under-load.XXXXXX)
 hog_pids=()
 stop_hogs() { ((${#hog_pids[@]})) && kill "${hog_pids[@]}" 2>/dev/null || true; }
 trap stop_hogs EXIT
@@ -25,11 +28,11 @@ for ((i = 1; i <= runs; i++)); do
   else
     command=(npm test)
   fi
-  if ! "${command[@]}" >"/tmp/stream-janitor-under-load-$i.log" 2>&1; then
-    echo "== run $i FAILED after $(($(date +%s) - started)) s; see /tmp/stream-janitor-under-load-$i.log"
-    sed 's/\x1b\[[0-9;]*m//g' "/tmp/stream-janitor-under-load-$i.log" | grep -E "FAIL|×" | head -20 || true
+  if ! "${command[@]}" >"$logs/run-$i.log" 2>&1; then
+    echo "== run $i FAILED after $(($(date +%s) - started)) s; see $logs/run-$i.log"
+    sed 's/\x1b\[[0-9;]*m//g' "$logs/run-$i.log" | grep -E "FAIL|×" | head -20 || true
     exit 1
   fi
-  echo "== run $i passed in $(($(date +%s) - started)) s: $(sed 's/\x1b\[[0-9;]*m//g' "/tmp/stream-janitor-under-load-$i.log" | grep -E '^ +Tests ' | tr -s ' ')"
+  echo "== run $i passed in $(($(date +%s) - started)) s, $(uptime | sed 's/.*load/load/'): $(sed 's/\x1b\[[0-9;]*m//g' "$logs/run-$i.log" | grep -E '^ +Tests ' | tr -s ' ')"
 done
 echo "== $runs runs passed in a row with $hogs CPU hog(s), $(uptime)"

@@ -55,4 +55,13 @@ describe("monitorCommands", () => {
     await waitFor(() => feed.commands.includes("XADD"), { what: "the XADD line" });
     expect(feed.commands.filter((c) => c === "SET" || c === "XADD")).toEqual(["SET", "XADD"]);
   });
+
+  it("gives each command's words, unescaped", async () => {
+    const feed = await monitorCommands(fixture.server.port);
+    cleanups.push(() => feed.stop());
+    const key = uniquePrefix("words");
+    await fixture.redis.set(key, 'a b " c \\ \u0001');
+    await waitFor(() => feed.commands.includes("SET"), { what: "the SET line" });
+    expect(feed.calls[feed.commands.indexOf("SET")]).toEqual(["set", key, 'a b " c \\ \u0001']);
+  });
 });

@@ -4,7 +4,18 @@ import { connect } from "node:net";
 interface MonitorFeed {
   /** The name of each command, upper-case, in the order the server ran them. */
   readonly commands: string[];
+  /** Each command's words as MONITOR quotes them (name first, as sent), in the same order. */
+  readonly calls: string[][];
   stop(): void;
+}
+
+/** The quoted words of a MONITOR line, unescaped (`\"`, `\\`, `\xNN`; others kept as sent). */
+function words(line: string): string[] {
+  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"/gu)].map(([, quoted = ""]) =>
+    quoted.replace(/\\(x[0-9a-f]{2}|.)/gu, (_, escaped: string) =>
+      escaped.length === 3 ? String.fromCharCode(parseInt(escaped.slice(1), 16)) : escaped,
+    ),
+  );
 }
 
 /**
@@ -16,6 +27,7 @@ interface MonitorFeed {
 export async function monitorCommands(port: number, host = "127.0.0.1"): Promise<MonitorFeed> {
   const socket = connect(port, host);
   const commands: string[] = [];
+  const calls: string[][] = [];
   let buffered = "";
   let monitoring = false;
   await new Promise<void>((resolve, reject) => {
@@ -27,7 +39,10 @@ export async function monitorCommands(port: number, host = "127.0.0.1"): Promise
         if (monitoring) {
           // +<time> [<db> <source>] "<command>" "<arg>" ...
           const name = /^\+\S+ \[[^\]]*\] "([^"]*)"/u.exec(line)?.[1];
-          if (name !== undefined) commands.push(name.toUpperCase());
+          if (name !== undefined) {
+            commands.push(name.toUpperCase());
+            calls.push(words(line.slice(line.indexOf("] ") + 2)));
+          }
         } else if (line === "+OK") {
           monitoring = true;
           resolve();
@@ -41,5 +56,5 @@ export async function monitorCommands(port: number, host = "127.0.0.1"): Promise
   });
   // Once stopped (or the server gone), the feed just ends.
   socket.on("error", () => undefined);
-  return { commands, stop: () => socket.destroy() };
+  return { commands, calls, stop: () => socket.destroy() };
 }

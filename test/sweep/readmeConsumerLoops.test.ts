@@ -5,7 +5,7 @@ import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { GroupConfig } from "../../src/core/configTypes.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { commandCalls } from "../support/commandStats.js";
-import { streamEntries } from "../support/fabricatePel.js";
+import { pendingEntries, streamEntries } from "../support/fabricatePel.js";
 import {
   ConsumerFleet,
   readmeSnippet,
@@ -21,12 +21,24 @@ import { waitFor } from "../support/waitFor.js";
  * The README's consumer loops, extracted from README.md and run as written (only `handle` is
  * defined before them), two consumers restarted whenever they exit, against a real janitor sweep
  * every SWEEP_EVERY_MS. 1 % of the entries are poison: `handle` throws for them.
+ *
+ * The test decides what is stuck, not the wall clock: the group's minIdleMs is far beyond the
+ * test's length, and before each sweep the test ages (XCLAIM ... IDLE to the same owner, JUSTID:
+ * no delivery counted) the pending entries the loop gives up on, the poison ones. A healthy
+ * entry is never claimed however long the machine takes to handle it: with a real 500 ms
+ * minIdleMs, a consumer busy past it had its batch requeued and handled twice (at-least-once, as
+ * the README says of work that outlives minIdleMs), which the SLOW entry makes happen every run.
  */
 const ENTRIES = 300;
 const POISON = new Set([50, 150, 250]);
 const SWEEP_EVERY_MS = 100;
+/** The group's minIdleMs: no entry idles this long for real while a test runs. */
+const CLAIM_AFTER_MS = 3_600_000;
 const LANE = "{orders}:billing:retry";
 const PROCESSED = "test:processed";
+/** A healthy entry whose `handle` takes SLOW_MS, as on a machine too busy to run it sooner. */
+const SLOW = 120;
+const SLOW_MS = 1500;
 
 /** `handle` for the JavaScript loops: records what it processed in a list, throws for poison. */
 const JS_HANDLE = `import { Redis as Recorder } from "ioredis";
@@ -34,15 +46,19 @@ const recorder = new Recorder(process.env.REDIS_URL, { protocol: 2 });
 async function handle(fields) {
   const n = fields[fields.indexOf("n") + 1];
   if (fields.includes("poison")) throw new Error("poison " + n);
+  if (n === "${SLOW}") await new Promise((resolve) => setTimeout(resolve, ${SLOW_MS}));
   await recorder.rpush("${PROCESSED}", n);
 }
 `;
 const PY_HANDLE = `import redis as recorder_module
 import os as recorder_os
+import time as recorder_time
 recorder = recorder_module.Redis.from_url(recorder_os.environ["REDIS_URL"])
 def handle(fields):
     if b"poison" in fields:
         raise ValueError("poison " + fields[b"n"].decode())
+    if fields[b"n"] == b"${SLOW}":
+        recorder_time.sleep(${SLOW_MS / 1000})
     recorder.rpush("${PROCESSED}", fields[b"n"])
 `;
 
@@ -66,12 +82,38 @@ async function pendingCount(redis: Redis, stream: string): Promise<number> {
   return summary[0];
 }
 
+/**
+ * Makes the poison entries pending in `stream` idle CLAIM_AFTER_MS, as if that time had passed.
+ * Only the poison ones: the loop leaves nothing else pending for good, so any other pending entry
+ * is in a consumer's hands. A copy in the lane carries the original's fields, poison included.
+ */
+async function agePoisonEntries(redis: Redis, stream: string): Promise<void> {
+  if ((await redis.exists(stream)) === 0) return;
+  for (const entry of await pendingEntries(redis, stream, "billing", 1000)) {
+    const [fields] = await redis.xrange(stream, entry.id, entry.id);
+    if (!fields?.[1].includes("poison")) continue;
+    await redis.call(
+      "XCLAIM",
+      stream,
+      "billing",
+      entry.consumer,
+      0,
+      entry.id,
+      "IDLE",
+      CLAIM_AFTER_MS,
+      "JUSTID",
+    );
+  }
+}
+
 /** The janitor: a sweep every SWEEP_EVERY_MS (its sweep.intervalMs), at most 3,000. */
 function startSweeps(redis: Redis, group: ResolvedGroup): () => Promise<void> {
   let sweeping = true;
   const context = sweepContext(redis);
   const sweeps = (async () => {
     for (let count = 0; sweeping && count < 3000; count += 1) {
+      await agePoisonEntries(redis, "orders");
+      await agePoisonEntries(redis, LANE);
       await sweepOnce(group, context, neverAborted);
       await delay(SWEEP_EVERY_MS);
     }
@@ -110,7 +152,7 @@ async function run(program: Program, settings: Partial<GroupConfig>): Promise<Ou
   );
   const redis = server.client();
   await redis.xgroup("CREATE", "orders", "billing", "$", "MKSTREAM");
-  const group = groupConfig("orders", { group: "billing", minIdleMs: 500, ...settings });
+  const group = groupConfig("orders", { group: "billing", minIdleMs: CLAIM_AFTER_MS, ...settings });
   const fleet = new ConsumerFleet(program, { REDIS_URL: server.url }, 300);
   cleanup.push(() => fleet.stop());
   fleet.start("c1");
