@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/operations/RateLimiter.js";
 import { listDeadLetters } from "../../src/reads/listDeadLetters.js";
 import { purgeDeadLetters } from "../../src/operations/purgeDeadLetters.js";
-import { redriveDeadLetters, RedriveRefusedError } from "../../src/operations/redriveDeadLetters.js";
+import {
+  redriveDeadLetters,
+  RedriveRefusedError,
+} from "../../src/operations/redriveDeadLetters.js";
 import { formatInspectReport } from "../../src/operations/formatInspectReport.js";
 import { readInspectReport, type InspectReport } from "../../src/operations/inspectReport.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
