@@ -1,7 +1,7 @@
 import type { JanitorConfig } from "../core/configTypes.js";
 import { BAD_STATUSES, type StatusReport } from "../core/groupStatus.js";
-import { fetchStatusReport } from "../operator/fetchStatusReport.js";
-import { formatStatusReport } from "../operator/formatStatusReport.js";
+import { fetchStatusReport } from "../operations/fetchStatusReport.js";
+import { formatStatusReport } from "../operations/formatStatusReport.js";
 import { EXIT } from "./exitCodes.js";
 
 /** The janitor answers from memory: a few seconds covers a slow network, and bounds the wait. */

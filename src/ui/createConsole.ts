@@ -8,7 +8,7 @@ import { send } from "../http/send.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { parseOverviewQuery } from "./overviewQuery.js";
 import { readGroupDetail } from "./readGroupDetail.js";
-import { readLeaseState } from "./readLeaseState.js";
+import { readLeaseState } from "../reads/readLeaseState.js";
 import { renderGroupPage, renderUnknownGroup } from "./renderGroupPage.js";
 import { renderOverview } from "./renderOverview.js";
 import { UI_HEADERS } from "./renderPage.js";

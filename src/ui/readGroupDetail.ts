@@ -1,9 +1,11 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import { parseEventEntry, type AdvisoryEventRecord } from "../events/advisoryEventRecord.js";
+import type { AdvisoryEventRecord } from "../events/advisoryEventRecord.js";
+import { ByteBudget } from "../reads/ByteBudget.js";
+import { readConsumers, type ConsumerRow } from "../reads/readConsumers.js";
+import { readGroupEvents } from "../reads/readGroupEvents.js";
+import { readPageDeadLetters, type PageDeadLetters } from "../reads/readPageDeadLetters.js";
+import { readPendingPage, type PendingRow } from "../reads/readPendingPage.js";
 import type { RedisClient } from "../redis/RedisClient.js";
-import { asArray, kvList, parsePendingPage, type PendingEntry } from "../redis/replies.js";
-import { ByteBudget, entryBytes } from "./ByteBudget.js";
-import { readPageDeadLetters, type PageDeadLetters } from "./readPageDeadLetters.js";
 
 /**
  * Every read of the group page is a page: Redis never sends more than these, whatever the size
@@ -25,20 +27,6 @@ export const GROUP_PAGE_LIMITS = {
   bytes: 1024 * 1024,
 } as const;
 
-export interface ConsumerRow {
-  name: string;
-  pending: number;
-  /** Since the consumer's last read attempt (XINFO CONSUMERS idle). */
-  idleMs: number;
-  /** Since its last successful read (7.2+); undefined on servers without it. */
-  inactiveMs: number | undefined;
-}
-
-export interface PendingRow extends PendingEntry {
-  /** True when the entry is gone from the stream (a ghost); undefined: not checked (budget). */
-  ghost: boolean | undefined;
-}
-
 /** A section of the page that could not be read says why, and the rest of the page still shows. */
 export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -57,80 +45,12 @@ async function section<T>(read: () => Promise<T>): Promise<Section<T>> {
   }
 }
 
-function parseConsumers(reply: unknown): ConsumerRow[] {
-  return asArray(reply, "XINFO CONSUMERS").map((row) => {
-    const fields = kvList(row, "XINFO CONSUMERS entry");
-    const inactive = fields.get("inactive");
-    return {
-      name: String(fields.get("name")),
-      pending: Number(fields.get("pending")),
-      idleMs: Number(fields.get("idle")),
-      inactiveMs: inactive === undefined ? undefined : Number(inactive),
-    };
-  });
-}
-
 /**
- * The oldest pending entries, each looked up with XRANGE id id, oldest first: a ghost's lookup
- * finds nothing and costs nothing, so ids below the stream's first entry (trimmed away) are all
- * found. The first entry found alive is read whole; later ones only while the byte budget lasts
- * (Redis cannot tell an entry's existence without copying it), the rest are not checked.
- */
-async function readPending(
-  redis: RedisClient,
-  group: ResolvedGroup,
-  budget: ByteBudget,
-): Promise<PendingRow[]> {
-  const page = parsePendingPage(
-    await redis.call("XPENDING", group.stream, group.group, "-", "+", GROUP_PAGE_LIMITS.pending),
-  );
-  const rows: PendingRow[] = [];
-  let aliveSeen = false;
-  for (const entry of page) {
-    if (aliveSeen && !budget.left) {
-      rows.push({ ...entry, ghost: undefined });
-      continue;
-    }
-    const [found] = (await redis.xrangeBuffer(group.stream, entry.id, entry.id)) as [
-      Buffer,
-      Buffer[],
-    ][];
-    if (found !== undefined) {
-      aliveSeen = true;
-      budget.spend(entryBytes(...found));
-    }
-    rows.push({ ...entry, ghost: found === undefined });
-  }
-  return rows;
-}
-
-async function readEvents(
-  redis: RedisClient,
-  eventsStream: string,
-  group: ResolvedGroup,
-): Promise<AdvisoryEventRecord[]> {
-  if (eventsStream === "") return [];
-  const reply = asArray(
-    await redis.call("XREVRANGE", eventsStream, "+", "-", "COUNT", GROUP_PAGE_LIMITS.eventsScanned),
-    "XREVRANGE",
-  );
-  const events: AdvisoryEventRecord[] = [];
-  for (const entry of reply) {
-    const [id, fields] = asArray(entry, "XREVRANGE entry");
-    const event = parseEventEntry(String(id), asArray(fields, "XREVRANGE fields").map(String));
-    if (event.stream === group.stream && event.group === group.group) events.push(event);
-    if (events.length >= GROUP_PAGE_LIMITS.events) break;
-  }
-  return events;
-}
-
-/**
- * The group page's reads, each bounded (GROUP_PAGE_LIMITS), sent together: XINFO CONSUMERS,
- * XPENDING of the oldest page then their ghost checks, the dead letters (readPageDeadLetters),
- * one XREVRANGE of the events stream. Whole entries are read only within one byte budget per
+ * The group page's reads (one module each in src/reads/), each bounded by GROUP_PAGE_LIMITS,
+ * sent together: XINFO CONSUMERS (readConsumers), XPENDING of the oldest page then their ghost
+ * checks (readPendingPage), the dead letters (readPageDeadLetters), one XREVRANGE of the events
+ * stream (readGroupEvents). Whole entries are read only within one byte budget per
  * view, one entry per command, so no command keeps Redis busy long whatever the entry sizes.
- * XINFO CONSUMERS has no COUNT: its size is the group's consumers, which the scrape's reads
- * already assume to be modest.
  */
 export async function readGroupDetail(
   redis: RedisClient,
@@ -140,10 +60,8 @@ export async function readGroupDetail(
 ): Promise<GroupDetail> {
   const budget = new ByteBudget(GROUP_PAGE_LIMITS.bytes);
   const [consumers, pending, deadLetters, events] = await Promise.all([
-    section(async () =>
-      parseConsumers(await redis.call("XINFO", "CONSUMERS", group.stream, group.group)),
-    ),
-    section(() => readPending(redis, group, budget)),
+    section(() => readConsumers(redis, group)),
+    section(() => readPendingPage(redis, group, { count: GROUP_PAGE_LIMITS.pending, budget })),
     section(() =>
       readPageDeadLetters(redis, group, {
         limit: GROUP_PAGE_LIMITS.deadLetters,
@@ -152,7 +70,12 @@ export async function readGroupDetail(
         showBodies: options.showBodies,
       }),
     ),
-    section(() => readEvents(redis, eventsStream, group)),
+    section(() =>
+      readGroupEvents(redis, eventsStream, group, {
+        scanned: GROUP_PAGE_LIMITS.eventsScanned,
+        shown: GROUP_PAGE_LIMITS.events,
+      }),
+    ),
   ]);
   return { consumers, pending, deadLetters, events };
 }

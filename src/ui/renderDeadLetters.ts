@@ -3,7 +3,7 @@ import { formatTime, UNKNOWN } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { dataTable } from "./pieces.js";
 import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
-import type { PageDeadLetters } from "./readPageDeadLetters.js";
+import type { PageDeadLetters } from "../reads/readPageDeadLetters.js";
 import { showBytes } from "./showBytes.js";
 
 const BUDGET = `${GROUP_PAGE_LIMITS.bytes / (1024 * 1024)} MB`;

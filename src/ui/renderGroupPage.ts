@@ -12,7 +12,9 @@ import {
 } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { dataTable, refreshTools, statusBadge } from "./pieces.js";
-import type { ConsumerRow, GroupDetail, PendingRow, Section } from "./readGroupDetail.js";
+import type { ConsumerRow } from "../reads/readConsumers.js";
+import type { PendingRow } from "../reads/readPendingPage.js";
+import type { GroupDetail, Section } from "./readGroupDetail.js";
 import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
 import { renderPage } from "./renderPage.js";
 import { deadLetterSection } from "./renderDeadLetters.js";

@@ -2,7 +2,7 @@ import type { StatusReport } from "../core/groupStatus.js";
 import { formatDuration, formatTime, UNKNOWN } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { dataTable, refreshTools, type Column } from "./pieces.js";
-import type { LeaseState } from "./readLeaseState.js";
+import type { LeaseState } from "../reads/readLeaseState.js";
 import { renderPage } from "./renderPage.js";
 import { RECENT_SWEEPS, type SweepRecord } from "./SweepLog.js";
 import { groupHref } from "./urls.js";

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import type { StatusReport } from "../../src/core/groupStatus.js";
 import { startDaemon, type RunningDaemon } from "../../src/daemon/startDaemon.js";
-import type { InspectReport } from "../../src/operator/inspectReport.js";
+import type { InspectReport } from "../../src/operations/inspectReport.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { freePort, uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { companionKey, LeaseLock } from "../../src/lease/LeaseLock.js";
-import { leaseCommands, leaseInspection } from "../../src/operator/inspectLease.js";
+import { leaseCommands, leaseInspection } from "../../src/operations/inspectLease.js";
 import { runPipeline } from "../../src/redis/pipeline/runPipeline.js";
-import { readLeaseState } from "../../src/ui/readLeaseState.js";
+import { readLeaseState } from "../../src/reads/readLeaseState.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 
 const fixture = useRedisServer();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/operator/RateLimiter.js";
+import { RateLimiter } from "../../src/operations/RateLimiter.js";
 
 function virtualLimiter(ratePerSecond: number) {
   const clock = { now: 0, slept: 0 };

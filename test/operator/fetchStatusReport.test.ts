@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config/defaultConfig.js";
-import { fetchStatusReport } from "../../src/operator/fetchStatusReport.js";
+import { fetchStatusReport } from "../../src/operations/fetchStatusReport.js";
 import { HANG_DEADLINE_MS } from "../support/deadlines.js";
 import { freePort } from "../support/redisServer.js";
 import { startSilentServer } from "../support/silentServer.js";

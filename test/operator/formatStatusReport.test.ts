@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StatusSampleReport } from "../../src/core/groupStatus.js";
-import { formatStatusReport } from "../../src/operator/formatStatusReport.js";
+import { formatStatusReport } from "../../src/operations/formatStatusReport.js";
 import { statusReport } from "../support/statusFixture.js";
 
 describe("formatStatusReport (the table of `stream-janitor status`)", () => {

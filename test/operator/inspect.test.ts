@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { companionKey } from "../../src/lease/LeaseLock.js";
-import type { InspectReport } from "../../src/operator/inspectReport.js";
+import type { InspectReport } from "../../src/operations/inspectReport.js";
 import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { addDeadLetters } from "./deadLetterFixtures.js";

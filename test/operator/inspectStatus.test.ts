@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { InspectReport } from "../../src/operator/inspectReport.js";
+import type { InspectReport } from "../../src/operations/inspectReport.js";
 import { runCli } from "../support/daemonProcess.js";
 import { freePort, uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { startFakeJanitor, statusReport } from "../support/statusFixture.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
+import { purgeDeadLetters } from "../../src/operations/purgeDeadLetters.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";

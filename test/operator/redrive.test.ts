@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/operator/RateLimiter.js";
+import { RateLimiter } from "../../src/operations/RateLimiter.js";
 import {
   redriveDeadLetters,
   RedriveRefusedError,
   type RedriveOptions,
-} from "../../src/operator/redriveDeadLetters.js";
+} from "../../src/operations/redriveDeadLetters.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";

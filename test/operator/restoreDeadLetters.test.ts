@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/operator/RateLimiter.js";
-import { RedriveRefusedError } from "../../src/operator/redriveDeadLetters.js";
+import { RateLimiter } from "../../src/operations/RateLimiter.js";
+import { RedriveRefusedError } from "../../src/operations/redriveDeadLetters.js";
 import {
   restoreDeadLetters,
   RESTORED_RETENTION_MS,
   type RestoreOptions,
-} from "../../src/operator/restoreDeadLetters.js";
+} from "../../src/operations/restoreDeadLetters.js";
 import { restoredKey, type SavedDeadLetter } from "../../src/scripts/restoreDeadLetters.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/operator/RateLimiter.js";
+import { RateLimiter } from "../../src/operations/RateLimiter.js";
 import { listDeadLetters } from "../../src/reads/listDeadLetters.js";
-import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
-import { redriveDeadLetters, RedriveRefusedError } from "../../src/operator/redriveDeadLetters.js";
-import { formatInspectReport } from "../../src/operator/formatInspectReport.js";
-import { readInspectReport, type InspectReport } from "../../src/operator/inspectReport.js";
+import { purgeDeadLetters } from "../../src/operations/purgeDeadLetters.js";
+import {
+  redriveDeadLetters,
+  RedriveRefusedError,
+} from "../../src/operations/redriveDeadLetters.js";
+import { formatInspectReport } from "../../src/operations/formatInspectReport.js";
+import { readInspectReport, type InspectReport } from "../../src/operations/inspectReport.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { addStuckEntries, pendingEntries, streamEntries } from "../support/fabricatePel.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatInspectReport } from "../../src/operator/formatInspectReport.js";
-import { formatStatusReport } from "../../src/operator/formatStatusReport.js";
-import { readInspectReport } from "../../src/operator/inspectReport.js";
+import { formatInspectReport } from "../../src/operations/formatInspectReport.js";
+import { formatStatusReport } from "../../src/operations/formatStatusReport.js";
+import { readInspectReport } from "../../src/operations/inspectReport.js";
 import { useRedisServer } from "../support/redisServer.js";
 import { laneWithWork } from "../support/retryLaneFixture.js";
 import { statusReport } from "../support/statusFixture.js";

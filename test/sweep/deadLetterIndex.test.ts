@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { purgeDeadLetters } from "../../src/operator/purgeDeadLetters.js";
-import { RateLimiter } from "../../src/operator/RateLimiter.js";
-import { redriveDeadLetters } from "../../src/operator/redriveDeadLetters.js";
+import { purgeDeadLetters } from "../../src/operations/purgeDeadLetters.js";
+import { RateLimiter } from "../../src/operations/RateLimiter.js";
+import { redriveDeadLetters } from "../../src/operations/redriveDeadLetters.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";

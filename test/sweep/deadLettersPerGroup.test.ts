@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatInspectReport } from "../../src/operator/formatInspectReport.js";
-import { readInspectReport } from "../../src/operator/inspectReport.js";
+import { formatInspectReport } from "../../src/operations/formatInspectReport.js";
+import { readInspectReport } from "../../src/operations/inspectReport.js";
 import { readGroupDetail } from "../../src/ui/readGroupDetail.js";
 import { renderGroupPage } from "../../src/ui/renderGroupPage.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";

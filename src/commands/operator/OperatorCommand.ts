@@ -1,11 +1,7 @@
-import type { ParseArgsConfig } from "node:util";
-
-export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 import { DURATION_FORM, parseDuration } from "../../config/parseDuration.js";
 import type { JanitorConfig } from "../../core/configTypes.js";
 import type { ScriptedRedis } from "../../scripts/scriptedRedis.js";
-
-export type OptionValues = Record<string, string | boolean | string[] | undefined>;
+import { UsageError, type OptionValues, type ParseArgsOptionsConfig } from "../Command.js";
 
 /** What a command gets: the configuration, a connection, and where to write. */
 export interface OperatorSession {
@@ -21,9 +17,11 @@ export interface OperatorSession {
 export type OperatorRun = (values: OptionValues, session: OperatorSession) => Promise<number>;
 
 /**
- * One operator verb: its words (`dlq redrive`), its options, its help, and what it does. The
- * module that declares one stays light (help, options, checks): its run() imports the code that
- * does the work only when the command runs, so `--help` and usage errors load none of it.
+ * One operator verb: its words (`dlq redrive`), its options, its help, and what it does once
+ * connected. The CLI dispatches it as a Command (OPERATOR_CLI_COMMANDS, runOperatorCommand.ts), which loads the
+ * configuration and connects first. The module that declares one stays light (help, options,
+ * checks): its run() imports the code that does the work only when the command runs, so
+ * `--help` and usage errors load none of it.
  */
 export interface OperatorCommand {
   /** The words after `stream-janitor`. */
@@ -46,11 +44,6 @@ export interface OperatorCommand {
 /** A run() that imports the module doing the work on its first call (see OperatorCommand). */
 export function runFrom(load: () => Promise<OperatorRun>): OperatorRun {
   return async (values, session) => (await load())(values, session);
-}
-
-/** Bad command-line usage: exit 2 with the command's help. */
-export class UsageError extends Error {
-  override name = "UsageError";
 }
 
 /** Refused or failed at run time: exit 1 with the message. */

@@ -7,12 +7,8 @@ import { describeRedisFailure } from "../describeRedisFailure.js";
 import { EXIT } from "../exitCodes.js";
 import type { Interruption } from "../Interruption.js";
 import { requireConfigSource } from "../requireConfigSource.js";
-import {
-  OperatorFailure,
-  UsageError,
-  type OperatorCommand,
-  type OptionValues,
-} from "./OperatorCommand.js";
+import { OperatorFailure, type OperatorCommand } from "./OperatorCommand.js";
+import { UsageError, type OptionValues } from "../Command.js";
 
 /** A Redis command may take this long; a page script is bounded to milliseconds. */
 const COMMAND_TIMEOUT_MS = 30_000;

@@ -4,9 +4,9 @@ import {
   durationOption,
   requiredString,
   runFrom,
-  UsageError,
   type OperatorCommand,
 } from "./OperatorCommand.js";
+import { UsageError } from "../Command.js";
 
 export const consumersReapCommand: OperatorCommand = {
   words: ["consumers", "reap"],

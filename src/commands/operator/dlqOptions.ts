@@ -1,6 +1,6 @@
-import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../../operator/deadLetterScan.js";
-import { UsageError, type OptionValues } from "./OperatorCommand.js";
-import type { RedriveTo } from "../../operator/redriveTarget.js";
+import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../../operations/deadLetterScan.js";
+import { UsageError, type OptionValues } from "../Command.js";
+import type { RedriveTo } from "../../operations/redriveTarget.js";
 
 /** `--to`: where else a redrive may put the copies (see RedriveTo). */
 const REDRIVE_TARGETS: readonly Exclude<RedriveTo, undefined>[] = ["lane"];

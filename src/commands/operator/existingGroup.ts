@@ -1,5 +1,5 @@
 import { requireGroup, requireStream } from "../../redis/requireGroup.js";
-import { resolveOperatorGroup } from "../../operator/resolveOperatorGroup.js";
+import { resolveOperatorGroup } from "../../operations/resolveOperatorGroup.js";
 import type { ResolvedGroup } from "../../core/resolveGroup.js";
 import { classifySweepError } from "../../sweep/sweepErrors.js";
 import { OperatorFailure, type OperatorSession } from "./OperatorCommand.js";

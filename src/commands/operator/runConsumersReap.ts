@@ -7,8 +7,8 @@ import {
   requiredString,
   writeJson,
   type OperatorSession,
-  type OptionValues,
 } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 /**

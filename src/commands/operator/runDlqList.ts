@@ -7,8 +7,8 @@ import {
   requiredString,
   writeJson,
   type OperatorSession,
-  type OptionValues,
 } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 
 /** `dlq list`: what dlqListCommand runs, loaded only when the command is run. */
 export async function runDlqList(values: OptionValues, session: OperatorSession): Promise<number> {

@@ -1,8 +1,8 @@
 import { createProgress } from "./createProgress.js";
-import { purgeDeadLetters } from "../../operator/purgeDeadLetters.js";
-import { saveDeadLetters } from "../../operator/saveDeadLetters.js";
+import { purgeDeadLetters } from "../../operations/purgeDeadLetters.js";
+import { saveDeadLetters } from "../../operations/saveDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
-import { describeHeldBack } from "../../operator/HeldBackTally.js";
+import { describeHeldBack } from "../../operations/HeldBackTally.js";
 import { idsOption, reasonOption, reportUnknownIds } from "./dlqOptions.js";
 import { confirmPurgeAll } from "./confirmPurge.js";
 import { existingGroup } from "./existingGroup.js";
@@ -11,8 +11,8 @@ import {
   requiredString,
   writeJson,
   type OperatorSession,
-  type OptionValues,
 } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 import { doneIds } from "./doneIds.js";
 import { writeOperatorEvent } from "./writeOperatorEvent.js";
 

@@ -1,10 +1,10 @@
 import { createProgress } from "./createProgress.js";
-import { RateLimiter } from "../../operator/RateLimiter.js";
-import { redriveDeadLetters, RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
+import { RateLimiter } from "../../operations/RateLimiter.js";
+import { redriveDeadLetters, RedriveRefusedError } from "../../operations/redriveDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
-import { describeHeldBack } from "../../operator/HeldBackTally.js";
+import { describeHeldBack } from "../../operations/HeldBackTally.js";
 import { DEFAULT_RATE, idsOption, reasonOption, reportUnknownIds, toOption } from "./dlqOptions.js";
-import { redriveView } from "../../operator/redriveTarget.js";
+import { redriveView } from "../../operations/redriveTarget.js";
 import { existingGroup } from "./existingGroup.js";
 import {
   integerOption,
@@ -12,8 +12,8 @@ import {
   requiredString,
   writeJson,
   type OperatorSession,
-  type OptionValues,
 } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 import { doneIds } from "./doneIds.js";
 import { writeOperatorEvent } from "./writeOperatorEvent.js";
 

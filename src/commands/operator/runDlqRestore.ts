@@ -1,12 +1,12 @@
 import { createProgress } from "./createProgress.js";
-import { RateLimiter } from "../../operator/RateLimiter.js";
-import { RedriveRefusedError } from "../../operator/redriveDeadLetters.js";
+import { RateLimiter } from "../../operations/RateLimiter.js";
+import { RedriveRefusedError } from "../../operations/redriveDeadLetters.js";
 import {
   DeadLetterFileError,
   fileGroup,
   readDeadLetterFile,
-} from "../../operator/readDeadLetterFile.js";
-import { restoreDeadLetters } from "../../operator/restoreDeadLetters.js";
+} from "../../operations/readDeadLetterFile.js";
+import { restoreDeadLetters } from "../../operations/restoreDeadLetters.js";
 import { EXIT } from "../exitCodes.js";
 import { DEFAULT_RATE, toOption } from "./dlqOptions.js";
 import { existingGroup } from "./existingGroup.js";
@@ -15,8 +15,8 @@ import {
   OperatorFailure,
   writeJson,
   type OperatorSession,
-  type OptionValues,
 } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 function optionalString(values: OptionValues, name: string): string | undefined {

@@ -8,7 +8,8 @@ import {
 import { redisNowMs } from "../../redis/redisNowMs.js";
 import { EXIT } from "../exitCodes.js";
 import { sinceOption } from "./sinceOption.js";
-import { OperatorFailure, type OperatorSession, type OptionValues } from "./OperatorCommand.js";
+import { OperatorFailure, type OperatorSession } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 
 /** Entries read per XRANGE call. */
 const PAGE = 1000;

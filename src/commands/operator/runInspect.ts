@@ -1,10 +1,11 @@
-import { addGroupStatuses } from "../../operator/addGroupStatuses.js";
-import { fetchStatusReport } from "../../operator/fetchStatusReport.js";
-import { formatInspectReport } from "../../operator/formatInspectReport.js";
-import { readInspectReport } from "../../operator/inspectReport.js";
+import { addGroupStatuses } from "../../operations/addGroupStatuses.js";
+import { fetchStatusReport } from "../../operations/fetchStatusReport.js";
+import { formatInspectReport } from "../../operations/formatInspectReport.js";
+import { readInspectReport } from "../../operations/inspectReport.js";
 import { resolveGroup } from "../../core/resolveGroup.js";
 import { EXIT } from "../exitCodes.js";
-import { writeJson, type OperatorSession, type OptionValues } from "./OperatorCommand.js";
+import { writeJson, type OperatorSession } from "./OperatorCommand.js";
+import { type OptionValues } from "../Command.js";
 
 /** The janitor answers from memory: a short wait, so that inspect stays quick without one. */
 const STATUS_TIMEOUT_MS = 1000;

@@ -1,5 +1,5 @@
 import { DURATION_FORM, parseDuration } from "../../config/parseDuration.js";
-import { UsageError, type OptionValues } from "./OperatorCommand.js";
+import { UsageError, type OptionValues } from "../Command.js";
 
 /** --since in ms (a duration: 30m, 2h, 7d), or undefined when absent. */
 export function sinceOption(values: OptionValues): number | undefined {

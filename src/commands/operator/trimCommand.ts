@@ -5,9 +5,9 @@ import {
   integerOption,
   requiredString,
   runFrom,
-  UsageError,
   type OperatorCommand,
 } from "./OperatorCommand.js";
+import { UsageError } from "../Command.js";
 
 export const trimCommand: OperatorCommand = {
   words: ["trim"],

@@ -5,7 +5,7 @@ import {
   parseDeadLetter,
   type DeadLetterScan,
   type RawDeadLetter,
-} from "../reads/listDeadLetters.js";
+} from "./listDeadLetters.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { entryBytes, type ByteBudget } from "./ByteBudget.js";
 
