@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { writeResolveHooks } from "../support/resolveHooks.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 
@@ -23,27 +23,13 @@ const RUNTIME_PACKAGES = [
   "cli-progress",
 ] as const;
 
-const HOOKS = `import { appendFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(process.env.SJ_RESOLVED_LOG, result.url + "\\n");
-  return result;
-}
-`;
-
 const fixture = useRedisServer();
 let dir: string;
 let register: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "sj-lazy-loading-"));
-  const hooks = join(dir, "hooks.mjs");
-  register = join(dir, "register.mjs");
-  await writeFile(hooks, HOOKS);
-  await writeFile(
-    register,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
+  register = await writeResolveHooks(dir);
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { writeResolveHooks } from "../support/resolveHooks.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -14,26 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const DIST = new URL("../../dist/", import.meta.url).href;
 const CLI = new URL("cli.js", DIST).pathname;
 
-const HOOKS = `import { appendFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(process.env.SJ_RESOLVED_LOG, result.url + "\\n");
-  return result;
-}
-`;
-
 let dir: string;
 let register: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "sj-version-startup-"));
-  const hooks = join(dir, "hooks.mjs");
-  register = join(dir, "register.mjs");
-  await writeFile(hooks, HOOKS);
-  await writeFile(
-    register,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
+  register = await writeResolveHooks(dir);
 });
 
 afterAll(async () => {
