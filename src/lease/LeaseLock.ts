@@ -28,9 +28,10 @@ export { companionKey };
  * retries can hand back an expired lock (#169); the Lease retries on its own cadence.
  *
  * Every acquire writes a fresh random value with SET PX only if the key is free, and never
- * refreshes a value it did not just write. So an acquire whose reply is lost (a slow link) can
- * hold the key only until redlock's own release of that value lands right behind it on the same
- * connection, or at worst for one TTL: it can never keep the key alive.
+ * refreshes a value it did not just write. So an acquire whose reply is lost (a slow link) holds
+ * the key only until redlock's own release of that value lands right behind it on the same
+ * connection (the release script is cached first, see cacheReleaseScript), or for one TTL if the
+ * link drops in between: it can never keep the key alive.
  */
 export class LeaseLock {
   readonly key: string;
@@ -63,7 +64,10 @@ export class LeaseLock {
    */
   async acquire(): Promise<AcquireResult> {
     const sentAt = this.now();
-    const lock = await this.run((redlock) => redlock.acquire([this.key], this.ttlMs));
+    const lock = await this.run((redlock) => {
+      this.cacheReleaseScript(redlock);
+      return redlock.acquire([this.key], this.ttlMs);
+    });
     if (lock === undefined) return { status: "held" };
     this.validUntil.set(lock, this.deadlineFrom(sentAt));
     let token: number | undefined;
@@ -82,6 +86,20 @@ export class LeaseLock {
     return token === undefined
       ? { status: "held" }
       : { status: "acquired", lock, fencingToken: token };
+  }
+
+  /**
+   * redlock releases a failed acquire with EVALSHA and sends the script's text only when it reads
+   * NOSCRIPT. When that release times out as well (a slow link), a server that has not cached the
+   * release script (after a restart, a failover or SCRIPT FLUSH; only failed acquires run it)
+   * answers NOSCRIPT to nobody, and the tried value holds the key for a TTL. Running the release
+   * script by its text on the lease key first, as a compare-and-delete of a value no lock has,
+   * caches it on the node that holds the key, ahead of the acquire on the same connection.
+   * Not awaited: its outcome changes nothing, and the acquire reports any failure of the link.
+   */
+  private cacheReleaseScript(redlock: Redlock): void {
+    const { value } = redlock.scripts.releaseScript;
+    this.redis.eval(value, 1, this.key, "").catch(() => undefined);
   }
 
   /**

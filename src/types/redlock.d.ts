@@ -1,6 +1,7 @@
 /**
- * The part of redlock 5.0.0-beta.2 that its README documents and the lease uses: acquire,
- * extend and release of a Lock, and the "error" event. Declared here because the package's
+ * The part of redlock 5.0.0-beta.2 that the lease uses: acquire, extend and release of a Lock,
+ * the "error" event (all documented in its README), and the text of its release script (public
+ * in its own typings, so that it can be cached before an acquire). Declared here because the package's
  * `exports` map has no "types" entry, so NodeNext resolution cannot find its own typings
  * (node-redlock #173, #290); this replaces a tsconfig `paths` entry into node_modules.
  */
@@ -34,6 +35,7 @@ declare module "redlock" {
 
   export default class Redlock extends EventEmitter<{ error: [Error] }> {
     constructor(clients: Iterable<Redis | Cluster>, settings?: Partial<Settings>);
+    readonly scripts: { readonly releaseScript: { readonly value: string; readonly hash: string } };
     acquire(resources: string[], duration: number, settings?: Partial<Settings>): Promise<Lock>;
     release(lock: Lock, settings?: Partial<Settings>): Promise<unknown>;
     extend(lock: Lock, duration: number, settings?: Partial<Settings>): Promise<Lock>;

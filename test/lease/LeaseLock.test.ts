@@ -130,4 +130,33 @@ describe("LeaseLock", () => {
     expect(await admin.exists(key)).toBe(0);
     expect(await admin.exists(lock.tokenKey)).toBe(0);
   });
+  it("an acquire and its release both unanswered leave nothing held on a server that has not cached the release script", async () => {
+    // After a restart, a failover or SCRIPT FLUSH the server knows no script. The first
+    // acquire of a free key caches the acquire script; the release script runs only after a
+    // failed one. redlock sends that release as EVALSHA and falls back to EVAL only when it reads
+    // NOSCRIPT: when the release also times out, the server later answers NOSCRIPT to nobody.
+    const key = uniquePrefix("uncached-release");
+    const lock = new LeaseLock(conn, key, 60_000);
+    await admin.script("FLUSH");
+    await acquired(lock); // caches the acquire script only
+    await admin.del(key);
+    // A pause longer than any machine's delay, ended by hand once the acquire gave up (it does
+    // after redlock's release timed out too): both commands then wait in the server's queue.
+    await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
+    try {
+      await expect(lock.acquire()).rejects.toThrow(/timed out/i);
+    } finally {
+      await admin.call("CLIENT", "UNPAUSE");
+    }
+    // The same connection answers in order: once PING does, the acquire and its release ran.
+    await waitFor(
+      () =>
+        conn.ping().then(
+          () => true,
+          () => false,
+        ),
+      { what: "the queued commands to run" },
+    );
+    expect(await admin.exists(key)).toBe(0);
+  });
 });
