@@ -11,12 +11,15 @@ describe("stream_janitor_backlog_entries", () => {
   it("is lag plus due pending, and has no sample (never 0) while the lag is unknown", async () => {
     const stream = uniquePrefix("backlog");
     const labels = { stream, group: "workers" };
-    // minIdleMs 1 s: two entries idle for a minute are due, one fresh entry is being worked on.
-    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2), { idleMs: 60_000 });
+    // minIdleMs 1 h: two entries idle for two hours are due, one fresh entry is being worked on
+    // (and stays so however slowly the machine runs the test; 1 s once did not, at load 22).
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2), {
+      idleMs: 7_200_000,
+    });
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1), { idleMs: 0 });
     for (let i = 0; i < 3; i += 1) await fixture.redis.xadd(stream, "*", "waiting", String(i));
     const { refresher, metrics } = createTestRefresher(fixture.redis, [
-      groupConfig(stream, { minIdleMs: 1000 }),
+      groupConfig(stream, { minIdleMs: 3_600_000 }),
     ]);
 
     await refresher.scanOnce(neverAborted);

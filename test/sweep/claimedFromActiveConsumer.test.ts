@@ -10,8 +10,12 @@ import { waitFor } from "../support/waitFor.js";
 import { gaugeValue } from "../metrics/refresherHarness.js";
 
 const fixture = useRedisServer();
-/** Short, so that a consumer becomes inactive while the test waits on it (state, not sleep). */
-const MIN_IDLE_MS = 250;
+/**
+ * Short, so that a consumer becomes inactive while the test waits on it (state, not sleep); long
+ * enough that the poller's read stays within it until the sweep runs on a loaded machine (250 ms
+ * did not, once, at load 22).
+ */
+const MIN_IDLE_MS = 2_000;
 
 async function consumerIdle(stream: string): Promise<Map<string, number>> {
   const reply = (await fixture.redis.call("XINFO", "CONSUMERS", stream, "workers")) as unknown[][];
