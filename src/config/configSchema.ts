@@ -256,6 +256,11 @@ export const janitorSchema = {
       duration,
     ),
     scrapeTimeoutMs: leaf(2000, "bound on the Redis reads done at scrape time", duration),
+    scrapeReadWaitMs: leaf(
+      500,
+      "how long a scrape waits for its own read before it is answered with the last complete one",
+      duration,
+    ),
   },
   groups: leaf<unknown[]>([], "stream/group pairs to keep healthy", list),
   discover: leaf<unknown[]>([], "groups found by pattern instead of listed", patternList),

@@ -140,6 +140,8 @@ export interface JanitorConfig {
     pelScanIntervalMs: number;
     /** Bound on the Redis reads done at scrape time. */
     scrapeTimeoutMs: number;
+    /** How long a scrape waits for its own read before the last complete one answers it. */
+    scrapeReadWaitMs: number;
   };
   groups: GroupConfig[];
   discover: DiscoverConfig[];

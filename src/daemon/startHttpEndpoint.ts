@@ -55,7 +55,7 @@ export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpE
     logger: parts.logger,
     auth,
     routes: parts.routes,
-    beforeScrape: () => refresher.refresh(),
+    beforeScrape: () => refresher.refreshForScrape(),
     isReady: () => refresher.ping(),
     notReadyReason: () => {
       const cause = lastConnectionError(metricsRedis);

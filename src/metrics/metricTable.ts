@@ -266,6 +266,18 @@ export const METRIC_TABLE = {
       help: "Redis Cluster: times the leader met a stream's fence above its fencing token (the token counter went back: a failover before it replicated, or a DEL) and moved the token past it, starting a new term.",
       labelNames: [],
     },
+    scrapeReadAge: {
+      name: "stream_janitor_scrape_read_age_seconds",
+      type: "gauge",
+      help: 'Age of the per-group gauges in this exposition: seconds since the Redis read that produced them began. A scrape waits metrics.scrapeReadWaitMs for a read of its own, then is answered with the last complete one (README "How gauges are read").',
+      labelNames: [],
+    },
+    scrapeLateReads: {
+      name: "stream_janitor_scrape_late_reads_total",
+      type: "counter",
+      help: "Scrapes answered with the last complete read because their own took longer than metrics.scrapeReadWaitMs (it still lands, for the next scrape).",
+      labelNames: [],
+    },
     redisUp: {
       name: "stream_janitor_redis_up",
       type: "gauge",

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import type { JanitorConfig } from "../core/configTypes.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
@@ -12,6 +13,8 @@ import { RedisUnavailableError, runPipeline } from "../redis/pipeline/runPipelin
 import { briefError } from "../redis/ConnectionProblems.js";
 import { explainRedisError } from "../redis/explainRedisError.js";
 import { lastConnectionError } from "../redis/lastConnectionError.js";
+import { backgroundTimers, type Timers } from "../core/timers.js";
+import { withTimeout } from "../core/withTimeout.js";
 
 export interface ScrapeRefresherOptions {
   redis: RedisClient;
@@ -19,12 +22,22 @@ export interface ScrapeRefresherOptions {
   metrics: JanitorMetrics;
   logger: Logger;
   config: JanitorConfig;
+  /** The monotonic clock (ms) the gauges' age is measured by; tests inject one. */
+  now?: () => number;
+  /** The timer of a scrape's wait for its read; tests inject theirs. */
+  timers?: Timers;
 }
 
 /** Keeps the gauges true to Redis: cheap reads at scrape time, PEL scans on their own cadence. */
 export interface ScrapeRefresher {
-  /** Before each scrape; never throws. */
+  /** Reads Redis into the gauges (or joins the read under way) and waits for it; never throws. */
   refresh(): Promise<void>;
+  /**
+   * Before each scrape: refresh(), but once a read has completed, waited for at most
+   * metrics.scrapeReadWaitMs; past that the scrape is answered with the gauges of the last
+   * complete read, and this one still lands for the next scrape. Never throws.
+   */
+  refreshForScrape(): Promise<void>;
   /** One round trip with a timeout; sets redis_up. */
   ping(): Promise<boolean>;
   setCapabilities(capabilities: RedisCapabilities): void;
@@ -49,28 +62,103 @@ export interface ScrapeRefresher {
 /** Readiness probes commonly time out after a second. */
 const MAX_PING_TIMEOUT_MS = 1000;
 
-export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRefresher {
-  const { redis, metrics, config } = options;
-  let { groups } = options;
-  const log = options.logger.child({ component: "metrics" });
-  const scanner = new PelScanner({
-    redis,
-    groups,
-    logger: options.logger,
-    intervalMs: config.metrics.pelScanIntervalMs,
-  });
-  const states = new GroupStates(log);
-  const series = new SeriesLabels();
-  let capabilities: RedisCapabilities | undefined;
-  let inFlight: Promise<void> | undefined;
-  let lastOutage = "";
+/**
+ * Reads of the per-group gauges: one at a time (concurrent scrapes share it), each applied whole
+ * to the gauges when it completes. A read of tens of thousands of groups takes longer than a
+ * scrape should wait: how long it waits is in README "How gauges are read".
+ */
+class GaugeReads {
+  groups: readonly ResolvedGroup[];
+  capabilities: RedisCapabilities | undefined;
+  private inFlight: Promise<void> | undefined;
+  private lastOutage = "";
+  /** When (monotonic ms) the read the gauges show began; undefined while they show none. */
+  private shownReadStartedAt: number | undefined;
+  private readonly states: GroupStates;
+  private readonly series = new SeriesLabels();
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly timers: Timers;
 
-  const markDown = (error: unknown): void => {
+  constructor(
+    private readonly options: ScrapeRefresherOptions,
+    private readonly scanner: PelScanner,
+  ) {
+    this.groups = options.groups;
+    this.log = options.logger.child({ component: "metrics" });
+    this.states = new GroupStates(this.log);
+    this.now = options.now ?? (() => performance.now());
+    this.timers = options.timers ?? backgroundTimers;
+  }
+
+  /** Concurrent scrapes (several Prometheus servers) share one read of Redis. */
+  refresh(): Promise<void> {
+    this.inFlight ??= this.readNow().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  async refreshForScrape(): Promise<void> {
+    const { metrics, config } = this.options;
+    const read = this.refresh();
+    if (this.shownReadStartedAt === undefined) {
+      await read;
+    } else {
+      const waitMs = config.metrics.scrapeReadWaitMs;
+      const late = await withTimeout(
+        read.then(() => false),
+        waitMs,
+        () => true,
+        this.timers,
+      );
+      if (late) metrics.scrapeLateReads.inc();
+    }
+    const shown = this.shownReadStartedAt;
+    metrics.scrapeReadAge.set(shown === undefined ? 0 : (this.now() - shown) / 1000);
+  }
+
+  async stop(): Promise<void> {
+    await this.inFlight;
+  }
+
+  private async readNow(): Promise<void> {
+    const { redis, metrics, config } = this.options;
+    const startedAt = this.now();
+    try {
+      const snapshot = await readGroupSnapshots(redis, this.groups, {
+        timeoutMs: config.metrics.scrapeTimeoutMs,
+        perConsumer: config.metrics.perConsumer,
+      });
+      applyGroupGauges(
+        metrics,
+        snapshot,
+        this.scanner.results,
+        {
+          perConsumer: config.metrics.perConsumer,
+          maxConsumersPerGroup: config.metrics.maxConsumersPerGroup,
+          groupLag: this.capabilities?.groupLag,
+        },
+        this.series,
+      );
+      this.shownReadStartedAt = startedAt;
+      metrics.redisUp.set(1);
+      if (this.lastOutage !== "") this.log.info("redis answers again; gauges restored");
+      this.lastOutage = "";
+      this.states.record(snapshot.groups);
+    } catch (error) {
+      this.markDown(error);
+    }
+  }
+
+  private markDown(error: unknown): void {
+    const { redis, metrics, config } = this.options;
     // Dropped, not frozen: a dashboard must not show the last numbers of an unreachable Redis.
     dropGroupGauges(metrics);
-    scanner.forget();
+    this.shownReadStartedAt = undefined;
+    this.scanner.forget();
     if (!(error instanceof RedisUnavailableError)) {
-      log.error({ err: error }, "metrics refresh failed; the gauges have no samples");
+      this.log.error({ err: error }, "metrics refresh failed; the gauges have no samples");
       return;
     }
     metrics.redisUp.set(0);
@@ -78,68 +166,51 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     // "reconnecting"), in the operator's words and without a stack: one line per outage.
     const cause = lastConnectionError(redis) ?? error;
     const problem = explainRedisError(cause, { url: config.redis.url, client: redis });
-    if (problem !== lastOutage) {
-      log.warn({ err: briefError(error), problem }, "gauges dropped: the scrape cannot read Redis");
-    }
-    lastOutage = problem;
-  };
-
-  const refreshNow = async (): Promise<void> => {
-    try {
-      const snapshot = await readGroupSnapshots(redis, groups, {
-        timeoutMs: config.metrics.scrapeTimeoutMs,
-        perConsumer: config.metrics.perConsumer,
-      });
-      applyGroupGauges(
-        metrics,
-        snapshot,
-        scanner.results,
-        {
-          perConsumer: config.metrics.perConsumer,
-          maxConsumersPerGroup: config.metrics.maxConsumersPerGroup,
-          groupLag: capabilities?.groupLag,
-        },
-        series,
+    if (problem !== this.lastOutage) {
+      this.log.warn(
+        { err: briefError(error), problem },
+        "gauges dropped: the scrape cannot read Redis",
       );
-      metrics.redisUp.set(1);
-      if (lastOutage !== "") log.info("redis answers again; gauges restored");
-      lastOutage = "";
-      states.record(snapshot.groups);
-    } catch (error) {
-      markDown(error);
     }
-  };
+    this.lastOutage = problem;
+  }
+}
 
-  const ping = async (): Promise<boolean> => {
-    const timeoutMs = Math.min(config.metrics.scrapeTimeoutMs, MAX_PING_TIMEOUT_MS);
-    const up = await runPipeline(redis, [["PING"]], timeoutMs).then(
-      ([reply]) => reply !== undefined && reply.error === undefined,
-      () => false,
-    );
-    metrics.redisUp.set(up ? 1 : 0);
-    return up;
-  };
+/** One round trip with a timeout; sets redis_up. */
+async function pingRedis(options: ScrapeRefresherOptions): Promise<boolean> {
+  const { redis, metrics, config } = options;
+  const timeoutMs = Math.min(config.metrics.scrapeTimeoutMs, MAX_PING_TIMEOUT_MS);
+  const up = await runPipeline(redis, [["PING"]], timeoutMs).then(
+    ([reply]) => reply !== undefined && reply.error === undefined,
+    () => false,
+  );
+  metrics.redisUp.set(up ? 1 : 0);
+  return up;
+}
 
+export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRefresher {
+  const scanner = new PelScanner({
+    redis: options.redis,
+    groups: options.groups,
+    logger: options.logger,
+    intervalMs: options.config.metrics.pelScanIntervalMs,
+  });
+  const reads = new GaugeReads(options, scanner);
   return {
-    // Concurrent scrapes (several Prometheus servers) share one read of Redis.
-    refresh: () => {
-      inFlight ??= refreshNow().finally(() => {
-        inFlight = undefined;
-      });
-      return inFlight;
-    },
-    ping,
+    refresh: () => reads.refresh(),
+    refreshForScrape: () => reads.refreshForScrape(),
+    ping: () => pingRedis(options),
     setCapabilities: (detected) => {
-      capabilities = detected;
+      reads.capabilities = detected;
     },
     setGroups: (next) => {
-      groups = next;
+      reads.groups = next;
       scanner.setGroups(next);
     },
     start: () => scanner.start(),
     stop: async () => {
       await scanner.stop();
-      await inFlight;
+      await reads.stop();
     },
     scanOnce: (signal) => scanner.scanOnce(signal),
     markChanged: (groupId) => scanner.markChanged(groupId),

@@ -32,6 +32,7 @@ const DEFAULTS: JanitorConfig = {
     maxConsumersPerGroup: 50,
     pelScanIntervalMs: 60000,
     scrapeTimeoutMs: 2000,
+    scrapeReadWaitMs: 500,
   },
   groups: [],
   discover: [],

@@ -23,6 +23,8 @@ beforeAll(async () => {
       pelScanIntervalMs: 3_600_000,
       // Well above the 2 s the metrics connection used to give every command, whatever this said.
       scrapeTimeoutMs: 8000,
+      // The scrape waits for its own read: this test is about that read's bound.
+      scrapeReadWaitMs: 8000,
     },
   });
   daemon = await startDaemon(config, {

@@ -23,7 +23,14 @@ export function testConfig(
     http: { ...defaults.http, host: "127.0.0.1", port: 0 },
     lease: { key: `${prefix}:lease`, ttlMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 },
     sweep: { ...defaults.sweep, intervalMs: 100, batchSize: 100 },
-    metrics: { ...defaults.metrics, pelScanIntervalMs: 1000 },
+    // A scrape waits for the read it caused, as long as the read may take: an assertion on one
+    // scrape sees that read on a loaded machine too. The late path (answered with the last
+    // complete read) has tests of its own (test/metrics/lateScrapeRead.test.ts).
+    metrics: {
+      ...defaults.metrics,
+      pelScanIntervalMs: 1000,
+      scrapeReadWaitMs: defaults.metrics.scrapeTimeoutMs,
+    },
     // The test's own events stream: tests on one server never see each other's events.
     events: { ...defaults.events, stream: `${prefix}:events` },
     ...overrides,

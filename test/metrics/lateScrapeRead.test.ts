@@ -1,0 +1,119 @@
+import { Redis } from "ioredis";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Timers } from "../../src/core/timers.js";
+import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
+import { createScrapeRefresher } from "../../src/scrape/createScrapeRefresher.js";
+import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
+import { startGateProxy, type GateProxy } from "../support/gateProxy.js";
+import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
+import { captureLogger, groupConfig } from "../support/sweepHarness.js";
+import { waitFor } from "../support/waitFor.js";
+import { gaugeValue, janitorConfig } from "./refresherHarness.js";
+
+const fixture = useRedisServer();
+/** The refresher's connection, through a proxy that holds its replies back while closed. */
+let gate: GateProxy;
+let reader: Redis;
+const WAIT_MS = 300;
+
+beforeAll(async () => {
+  gate = await startGateProxy(fixture.server.port);
+  reader = new Redis(gate.port, "127.0.0.1", { lazyConnect: true });
+  await reader.connect();
+});
+afterAll(async () => {
+  reader.disconnect();
+  await gate.stop();
+});
+
+/** Timers the test fires by hand: a scrape's wait ends when the test says so. */
+class ManualTimers implements Timers {
+  readonly armed: { callback: () => void; ms: number }[] = [];
+  private readonly cleared = new Set<unknown>();
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const timer = { callback, ms };
+    this.armed.push(timer);
+    return timer;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.cleared.add(handle);
+  }
+
+  /** Fires the last armed timer, unless it was cleared. */
+  fireLast(): void {
+    const timer = this.armed.at(-1);
+    if (timer === undefined) throw new Error("no timer was armed");
+    if (!this.cleared.has(timer)) timer.callback();
+  }
+}
+
+function lateRefresher(stream: string) {
+  const clock = { ms: 1_000_000 };
+  const timers = new ManualTimers();
+  const metrics = createJanitorMetrics(new Registry(), "0.0.0-test");
+  const groups = [groupConfig(stream)];
+  const refresher = createScrapeRefresher({
+    redis: reader,
+    groups,
+    metrics,
+    logger: captureLogger().logger,
+    // A read's own bound far beyond the test's pause: only the scrape's wait can end it early.
+    config: janitorConfig("redis://unused", groups, {
+      scrapeTimeoutMs: 60_000,
+      scrapeReadWaitMs: WAIT_MS,
+    }),
+    now: () => clock.ms,
+    timers,
+  });
+  return { refresher, metrics, clock, timers, labels: { stream, group: "workers" } };
+}
+
+describe("a scrape whose read takes longer than metrics.scrapeReadWaitMs", () => {
+  it("is answered with the last complete read, counted and aged; the read lands for the next scrape", async () => {
+    const stream = uniquePrefix("late-read");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
+    const { refresher, metrics, clock, timers, labels } = lateRefresher(stream);
+    await refresher.refreshForScrape();
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(2);
+
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3));
+    clock.ms += 30_000;
+    gate.close();
+    let late: Promise<void> | undefined;
+    try {
+      late = refresher.refreshForScrape();
+      // Redis has answered the read (the answer waits in the proxy): the read is under way.
+      await waitFor(() => gate.held > 0, { what: "the read's replies to be held back" });
+      expect(timers.armed.map((timer) => timer.ms)).toEqual([WAIT_MS]);
+      timers.fireLast();
+      await late;
+      // The previous read's numbers, 30 s old by the injected clock, and the scrape counted.
+      expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(2);
+      expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(1);
+      expect(await gaugeValue(metrics.scrapeReadAge, {})).toBe(30);
+    } finally {
+      gate.open();
+    }
+    // The read that was late completes, and a scrape that gets its read in time shows it.
+    await refresher.refresh();
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(5);
+    await refresher.refreshForScrape();
+    expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(1);
+    expect(await gaugeValue(metrics.scrapeReadAge, {})).toBe(0);
+    await refresher.stop();
+  });
+
+  it("waits for the whole read when no read has completed yet (the first scrape shows numbers, not nothing)", async () => {
+    const stream = uniquePrefix("first-read");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(4));
+    const { refresher, metrics, timers, labels } = lateRefresher(stream);
+    await refresher.refreshForScrape();
+    expect(timers.armed).toHaveLength(0);
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(4);
+    expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(0);
+    await refresher.stop();
+  });
+});
