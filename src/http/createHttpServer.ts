@@ -8,15 +8,18 @@ import { readOpenFilesLimit } from "./openFilesLimit.js";
 import type { HttpAuthGuard } from "./HttpAuthGuard.js";
 import type { HttpRoute } from "./HttpRoute.js";
 import { send } from "./send.js";
-import { sendInflated, sharedExposition } from "./sharedExposition.js";
+import { sendInflated, sharedExposition, type ScrapeReadOutcome } from "./sharedExposition.js";
 
 export interface HttpServerOptions {
   host: string;
   port: number;
   registry: Registry;
   logger: Logger;
-  /** Refreshes the gauges before a scrape; must never throw (a failed read drops series instead). */
-  beforeScrape: () => Promise<void>;
+  /**
+   * Refreshes the gauges before a scrape; must never throw (a failed read drops series instead).
+   * `landed` when the scrape stopped waiting for its read (see sharedExposition).
+   */
+  beforeScrape: () => Promise<ScrapeReadOutcome | undefined> | Promise<void>;
   /** True once configuration is loaded and Redis answers; never depends on leadership. */
   isReady: () => Promise<boolean>;
   /** Why the process is not ready, for the /readyz body (e.g. "authentication failed at ..."). */

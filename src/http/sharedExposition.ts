@@ -38,20 +38,58 @@ async function compress(registry: Registry): Promise<Buffer> {
 }
 
 /**
+ * What the read before a scrape reports (ScrapeRefresher.refreshForScrape): `landed` when the
+ * scrape stopped waiting for its read, which lands later.
+ */
+export interface ScrapeReadOutcome {
+  readonly landed?: Promise<void>;
+}
+
+/** The read's landing, when the refresh reported one (a refresh may report nothing). */
+function landedOf(outcome: unknown): Promise<void> | undefined {
+  const { landed } = (outcome ?? {}) as ScrapeReadOutcome;
+  return landed instanceof Promise ? landed : undefined;
+}
+
+/**
  * One rendering for the scrapes that arrive together (several Prometheus servers, a dashboard,
  * a curl): a scrape that comes while one is refreshing and rendering gets that one's body, so
- * concurrent scrapes cost one rendering, not one each. Nothing is kept once it is sent.
+ * concurrent scrapes cost one rendering, not one each.
+ *
+ * A scrape that stopped waiting for its read (README "How gauges are read") is answered with the
+ * body rendered when the last late read landed, if there is one: rendering the text of tens of
+ * thousands of groups takes about as long as the scrape was willing to wait, so it is done when
+ * the read lands instead of while a scrape waits. That body is kept until the next one replaces
+ * it, or a scrape gets its read in time (then nothing is kept).
  */
 export function sharedExposition(
-  refresh: () => Promise<void>,
+  refresh: () => Promise<unknown>,
   registry: Registry,
 ): () => Promise<Buffer> {
   let inFlight: Promise<Buffer> | undefined;
-  return () => {
-    inFlight ??= (async () => {
-      await refresh();
+  let prepared: Promise<Buffer> | undefined;
+  const prepareWhenLanded = (landed: Promise<void>): void => {
+    const next = landed.then(() => compress(registry));
+    // A failed rendering leaves the body before it; the next scrape renders at once instead.
+    next.then(
+      () => {
+        prepared = next;
+      },
+      () => undefined,
+    );
+  };
+  const answer = async (): Promise<Buffer> => {
+    const landed = landedOf(await refresh());
+    if (landed === undefined) {
+      prepared = undefined;
       return compress(registry);
-    })().finally(() => {
+    }
+    const ready = prepared;
+    prepareWhenLanded(landed);
+    return ready ?? compress(registry);
+  };
+  return () => {
+    inFlight ??= answer().finally(() => {
       inFlight = undefined;
     });
     return inFlight;

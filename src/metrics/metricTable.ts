@@ -266,10 +266,10 @@ export const METRIC_TABLE = {
       help: "Redis Cluster: times the leader met a stream's fence above its fencing token (the token counter went back: a failover before it replicated, or a DEL) and moved the token past it, starting a new term.",
       labelNames: [],
     },
-    scrapeReadAge: {
-      name: "stream_janitor_scrape_read_age_seconds",
+    scrapeReadTimestamp: {
+      name: "stream_janitor_scrape_read_timestamp_seconds",
       type: "gauge",
-      help: 'Age of the per-group gauges in this exposition: seconds since the Redis read that produced them began. A scrape waits metrics.scrapeReadWaitMs for a read of its own, then is answered with the last complete one (README "How gauges are read").',
+      help: 'When the Redis read behind the per-group gauges of this exposition was made, on the Redis clock (TIME); time() minus it is their age. A scrape waits metrics.scrapeReadWaitMs for a read of its own, then is answered with the last complete one (README "How gauges are read"). No sample while the gauges have none.',
       labelNames: [],
     },
     scrapeLateReads: {

@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import type { JanitorConfig } from "../core/configTypes.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
@@ -22,8 +21,6 @@ export interface ScrapeRefresherOptions {
   metrics: JanitorMetrics;
   logger: Logger;
   config: JanitorConfig;
-  /** The monotonic clock (ms) the gauges' age is measured by; tests inject one. */
-  now?: () => number;
   /** The timer of a scrape's wait for its read; tests inject theirs. */
   timers?: Timers;
 }
@@ -35,9 +32,9 @@ export interface ScrapeRefresher {
   /**
    * Before each scrape: refresh(), but once a read has completed, waited for at most
    * metrics.scrapeReadWaitMs; past that the scrape is answered with the gauges of the last
-   * complete read, and this one still lands for the next scrape. Never throws.
+   * complete read, and `landed` says when this one lands (for the next scrape). Never throws.
    */
-  refreshForScrape(): Promise<void>;
+  refreshForScrape(): Promise<ScrapeRead>;
   /** One round trip with a timeout; sets redis_up. */
   ping(): Promise<boolean>;
   setCapabilities(capabilities: RedisCapabilities): void;
@@ -59,6 +56,11 @@ export interface ScrapeRefresher {
   readonly pelScans: ReadonlyMap<string, PelScanResult>;
 }
 
+/** How a scrape's read went: `landed` only when the scrape stopped waiting for it. */
+export interface ScrapeRead {
+  readonly landed?: Promise<void>;
+}
+
 /** Readiness probes commonly time out after a second. */
 const MAX_PING_TIMEOUT_MS = 1000;
 
@@ -72,12 +74,11 @@ class GaugeReads {
   capabilities: RedisCapabilities | undefined;
   private inFlight: Promise<void> | undefined;
   private lastOutage = "";
-  /** When (monotonic ms) the read the gauges show began; undefined while they show none. */
-  private shownReadStartedAt: number | undefined;
+  /** Whether the gauges show a complete read (false before the first, and after an outage). */
+  private showingRead = false;
   private readonly states: GroupStates;
   private readonly series = new SeriesLabels();
   private readonly log: Logger;
-  private readonly now: () => number;
   private readonly timers: Timers;
 
   constructor(
@@ -87,7 +88,6 @@ class GaugeReads {
     this.groups = options.groups;
     this.log = options.logger.child({ component: "metrics" });
     this.states = new GroupStates(this.log);
-    this.now = options.now ?? (() => performance.now());
     this.timers = options.timers ?? backgroundTimers;
   }
 
@@ -99,23 +99,23 @@ class GaugeReads {
     return this.inFlight;
   }
 
-  async refreshForScrape(): Promise<void> {
+  async refreshForScrape(): Promise<ScrapeRead> {
     const { metrics, config } = this.options;
     const read = this.refresh();
-    if (this.shownReadStartedAt === undefined) {
+    if (!this.showingRead) {
       await read;
-    } else {
-      const waitMs = config.metrics.scrapeReadWaitMs;
-      const late = await withTimeout(
-        read.then(() => false),
-        waitMs,
-        () => true,
-        this.timers,
-      );
-      if (late) metrics.scrapeLateReads.inc();
+      return {};
     }
-    const shown = this.shownReadStartedAt;
-    metrics.scrapeReadAge.set(shown === undefined ? 0 : (this.now() - shown) / 1000);
+    const waitMs = config.metrics.scrapeReadWaitMs;
+    const late = await withTimeout(
+      read.then(() => false),
+      waitMs,
+      () => true,
+      this.timers,
+    );
+    if (!late) return {};
+    metrics.scrapeLateReads.inc();
+    return { landed: read };
   }
 
   async stop(): Promise<void> {
@@ -124,7 +124,6 @@ class GaugeReads {
 
   private async readNow(): Promise<void> {
     const { redis, metrics, config } = this.options;
-    const startedAt = this.now();
     try {
       const snapshot = await readGroupSnapshots(redis, this.groups, {
         timeoutMs: config.metrics.scrapeTimeoutMs,
@@ -141,7 +140,8 @@ class GaugeReads {
         },
         this.series,
       );
-      this.shownReadStartedAt = startedAt;
+      this.showingRead = true;
+      metrics.scrapeReadTimestamp.set(snapshot.nowMs / 1000);
       metrics.redisUp.set(1);
       if (this.lastOutage !== "") this.log.info("redis answers again; gauges restored");
       this.lastOutage = "";
@@ -155,7 +155,8 @@ class GaugeReads {
     const { redis, metrics, config } = this.options;
     // Dropped, not frozen: a dashboard must not show the last numbers of an unreachable Redis.
     dropGroupGauges(metrics);
-    this.shownReadStartedAt = undefined;
+    this.showingRead = false;
+    metrics.scrapeReadTimestamp.reset();
     this.scanner.forget();
     if (!(error instanceof RedisUnavailableError)) {
       this.log.error({ err: error }, "metrics refresh failed; the gauges have no samples");

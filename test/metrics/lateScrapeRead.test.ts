@@ -51,7 +51,6 @@ class ManualTimers implements Timers {
 }
 
 function lateRefresher(stream: string) {
-  const clock = { ms: 1_000_000 };
   const timers = new ManualTimers();
   const metrics = createJanitorMetrics(new Registry(), "0.0.0-test");
   const groups = [groupConfig(stream)];
@@ -65,44 +64,55 @@ function lateRefresher(stream: string) {
       scrapeTimeoutMs: 60_000,
       scrapeReadWaitMs: WAIT_MS,
     }),
-    now: () => clock.ms,
     timers,
   });
-  return { refresher, metrics, clock, timers, labels: { stream, group: "workers" } };
+  return { refresher, metrics, timers, labels: { stream, group: "workers" } };
+}
+
+/** Redis TIME in seconds, the clock the read's timestamp is on. */
+async function redisSeconds(): Promise<number> {
+  const [seconds, micros] = await fixture.redis.time();
+  return Number(seconds) + Number(micros) / 1e6;
 }
 
 describe("a scrape whose read takes longer than metrics.scrapeReadWaitMs", () => {
-  it("is answered with the last complete read, counted and aged; the read lands for the next scrape", async () => {
+  it("is answered with the last complete read, counted and stamped; the read lands for the next scrape", async () => {
     const stream = uniquePrefix("late-read");
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
-    const { refresher, metrics, clock, timers, labels } = lateRefresher(stream);
-    await refresher.refreshForScrape();
+    const { refresher, metrics, timers, labels } = lateRefresher(stream);
+    const before = await redisSeconds();
+    expect(await refresher.refreshForScrape()).toEqual({});
+    const firstRead = await gaugeValue(metrics.scrapeReadTimestamp, {});
+    expect(firstRead).toBeGreaterThanOrEqual(before);
+    expect(firstRead).toBeLessThanOrEqual(await redisSeconds());
     expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(2);
 
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3));
-    clock.ms += 30_000;
     gate.close();
-    let late: Promise<void> | undefined;
+    let landed: Promise<void> | undefined;
     try {
-      late = refresher.refreshForScrape();
+      const late = refresher.refreshForScrape();
       // Redis has answered the read (the answer waits in the proxy): the read is under way.
       await waitFor(() => gate.held > 0, { what: "the read's replies to be held back" });
       expect(timers.armed.map((timer) => timer.ms)).toEqual([WAIT_MS]);
       timers.fireLast();
-      await late;
-      // The previous read's numbers, 30 s old by the injected clock, and the scrape counted.
+      ({ landed } = await late);
+      expect(landed).toBeInstanceOf(Promise);
+      // The previous read's numbers and time, and the scrape counted.
       expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(2);
+      expect(await gaugeValue(metrics.scrapeReadTimestamp, {})).toBe(firstRead);
       expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(1);
-      expect(await gaugeValue(metrics.scrapeReadAge, {})).toBe(30);
     } finally {
       gate.open();
     }
-    // The read that was late completes, and a scrape that gets its read in time shows it.
-    await refresher.refresh();
+    // The read that was late lands, and a scrape that gets its read in time shows it.
+    await landed;
     expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(5);
-    await refresher.refreshForScrape();
+    expect(await refresher.refreshForScrape()).toEqual({});
     expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(1);
-    expect(await gaugeValue(metrics.scrapeReadAge, {})).toBe(0);
+    expect(await gaugeValue(metrics.scrapeReadTimestamp, {})).toBeGreaterThanOrEqual(
+      firstRead ?? Infinity,
+    );
     await refresher.stop();
   });
 

@@ -1,0 +1,53 @@
+import { gunzipSync } from "node:zlib";
+import { Gauge, Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { sharedExposition, type ScrapeReadOutcome } from "../../src/http/sharedExposition.js";
+
+/** A refresh the test steers: each call takes the next outcome it is given. */
+function steeredRefresh() {
+  const outcomes: ScrapeReadOutcome[] = [];
+  return {
+    next: (outcome: ScrapeReadOutcome) => outcomes.push(outcome),
+    refresh: () => Promise.resolve(outcomes.shift() ?? {}),
+  };
+}
+
+function valueIn(body: Buffer): string | undefined {
+  return /^reads_value (\S+)$/mu.exec(gunzipSync(body).toString())?.[1];
+}
+
+describe("a scrape that stopped waiting for its read", () => {
+  it("gets the body rendered when the last late read landed, and a scrape in time renders anew", async () => {
+    const registry = new Registry();
+    const gauge = new Gauge({ name: "reads_value", help: "which read", registers: [registry] });
+    const { next, refresh } = steeredRefresh();
+    const scrape = sharedExposition(refresh, registry);
+
+    // Late, nothing rendered yet: rendered now, from the gauges as they stand.
+    gauge.set(1);
+    let land!: () => void;
+    next({ landed: new Promise<void>((resolve) => (land = resolve)) });
+    expect(valueIn(await scrape())).toBe("1");
+
+    // The read lands (value 2): its body is rendered then; later changes are not in it.
+    gauge.set(2);
+    land();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    gauge.set(3);
+    next({ landed: new Promise<void>(() => undefined) });
+    // The rendering after the landing runs on zlib's threads: wait for it through the scrapes.
+    let seen: string | undefined;
+    for (let attempt = 0; attempt < 50 && seen !== "2"; attempt += 1) {
+      seen = valueIn(await scrape());
+      if (seen !== "2") next({ landed: new Promise<void>(() => undefined) });
+    }
+    expect(seen).toBe("2");
+
+    // In time: rendered now, and the kept body is dropped (a late scrape then renders too).
+    gauge.set(4);
+    next({});
+    expect(valueIn(await scrape())).toBe("4");
+    next({ landed: new Promise<void>(() => undefined) });
+    expect(valueIn(await scrape())).toBe("4");
+  });
+});
