@@ -40,7 +40,7 @@ export interface ScrapeRefresher {
   setCapabilities(capabilities: RedisCapabilities): void;
   /** A new list of groups (reload, discovery): the next scrape reads it, and only it. */
   setGroups(groups: readonly ResolvedGroup[]): void;
-  /** Starts background work (the PEL scans). */
+  /** Starts background work (the PEL scans), and a first read of the gauges. */
   start(): void;
   stop(): Promise<void>;
   /** One PEL scan of every group, now (tests call it instead of waiting for the cadence). */
@@ -197,6 +197,7 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     intervalMs: options.config.metrics.pelScanIntervalMs,
   });
   const reads = new GaugeReads(options, scanner);
+  let started = false;
   return {
     refresh: () => reads.refresh(),
     refreshForScrape: () => reads.refreshForScrape(),
@@ -207,8 +208,15 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     setGroups: (next) => {
       reads.groups = next;
       scanner.setGroups(next);
+      // Read the new groups now: the next scrape then has their numbers to show at once, if its
+      // own read is late (README "How gauges are read").
+      if (started) void reads.refresh();
     },
-    start: () => scanner.start(),
+    start: () => {
+      started = true;
+      scanner.start();
+      void reads.refresh();
+    },
     stop: async () => {
       await scanner.stop();
       await reads.stop();

@@ -139,7 +139,14 @@ export async function startDaemonChild(
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
-function getOnce(url: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+/** A GET's answer; `receivedAt`: performance.now() at its last byte, before it is inflated. */
+interface Answer {
+  status: number;
+  body: string;
+  receivedAt: number;
+}
+
+function getOnce(url: string, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     // As Prometheus scrapes: it always offers gzip.
     const headers = { "accept-encoding": "gzip" };
@@ -147,10 +154,11 @@ function getOnce(url: string, timeoutMs: number): Promise<{ status: number; body
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
+        const receivedAt = performance.now();
         const raw = Buffer.concat(chunks);
         const gzipped = response.headers["content-encoding"] === "gzip";
         const body = (gzipped ? gunzipSync(raw) : raw).toString();
-        resolve({ status: response.statusCode ?? 0, body });
+        resolve({ status: response.statusCode ?? 0, body, receivedAt });
       });
       response.on("error", reject);
     });
@@ -164,10 +172,7 @@ function getOnce(url: string, timeoutMs: number): Promise<{ status: number; body
  * the server closes just as it is reused fails with ECONNRESET ("socket hang up"); the GET is
  * idempotent, so that one case is retried once on a fresh socket.
  */
-export async function httpGet(
-  url: string,
-  timeoutMs = 10_000,
-): Promise<{ status: number; body: string }> {
+export async function httpGet(url: string, timeoutMs = 10_000): Promise<Answer> {
   try {
     return await getOnce(url, timeoutMs);
   } catch (error) {
