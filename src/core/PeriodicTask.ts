@@ -141,6 +141,11 @@ export class PeriodicTask<T = unknown> extends EventEmitter<PeriodicTaskEvents> 
     return round;
   }
 
+  /** Resolves once no round is in flight (never rejects). */
+  async settled(): Promise<void> {
+    while (this.rounds.size > 0) await Promise.allSettled(this.rounds);
+  }
+
   /** No further round; aborts the stop signal and resolves when the rounds in flight ended. */
   async stop(): Promise<void> {
     if (this.currentState === "idle" || this.currentState === "running") {
@@ -148,7 +153,7 @@ export class PeriodicTask<T = unknown> extends EventEmitter<PeriodicTaskEvents> 
       this.stopController.abort();
       this.clearTimer();
     }
-    while (this.rounds.size > 0) await Promise.allSettled(this.rounds);
+    await this.settled();
     this.currentState = "stopped";
   }
 

@@ -36,9 +36,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private readonly now: () => number;
   private readonly wallClock: () => number;
   private readonly cursors = new Map<string, string>();
-  private readonly stopController = new AbortController();
-  private readonly loop: PeriodicTask;
-  private inFlight: Promise<GroupSweepResult[] | undefined> | undefined;
+  /** Its passes, timed or asked for (supervise()): one at a time, stopped together. */
+  private readonly loop: PeriodicTask<GroupSweepResult[] | undefined>;
   private failedPasses = 0;
 
   constructor(options: SupervisorOptions) {
@@ -63,10 +62,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.now = options.now ?? (() => performance.now());
     this.wallClock = options.wallClock ?? Date.now;
     this.loop = new PeriodicTask({
-      run: () => this.tick(),
+      run: () => this.pass(this.options.currentTerm()),
       nextDelayMs: () => this.nextDelayMs(),
-      // tick() handles its own failures; this is only a last resort.
-      onError: (error) => this.log.error({ err: error }, "sweep loop failed unexpectedly"),
+      // sweepAll reports per-group failures itself; anything here is a bug, and must not stop the loop.
+      onError: (error) => this.log.error({ err: error }, "sweep pass failed unexpectedly"),
+      ...(options.timers === undefined ? {} : { timers: options.timers }),
     });
   }
 
@@ -76,7 +76,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   start(): void {
-    if (this.stopController.signal.aborted) return;
     this.loop.start(0);
   }
 
@@ -87,7 +86,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** True while a pass runs or one is scheduled: false after stop(), or the loop leaked. */
   get active(): boolean {
-    return this.loop.waiting || this.inFlight !== undefined;
+    return this.loop.waiting || this.loop.busy;
   }
 
   /** New sweep settings (a reload): the next page and the next pass use them. */
@@ -100,10 +99,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   async stop(): Promise<void> {
     this.groups.off("change", this.onGroupsChanged);
-    this.stopController.abort();
-    const stopping = this.loop.stop();
-    await this.inFlight;
-    await stopping;
+    await this.loop.stop();
   }
 
   /**
@@ -113,15 +109,22 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   supervise(
     term: LeaderTerm | undefined = this.options.currentTerm(),
   ): Promise<GroupSweepResult[] | undefined> {
-    if (this.inFlight !== undefined) return this.inFlight;
-    if (term === undefined || term.signal.aborted || this.stopController.signal.aborted) {
-      return Promise.resolve(undefined);
+    return this.loop.runOnce(() => this.pass(term));
+  }
+
+  /** A pass under `term` (none on a standby); consecutive failed passes back the interval off. */
+  private async pass(term: LeaderTerm | undefined): Promise<GroupSweepResult[] | undefined> {
+    if (term === undefined || term.signal.aborted || this.loop.signal.aborted) return undefined;
+    let results: GroupSweepResult[];
+    try {
+      results = await this.runPass(term);
+    } catch (error) {
+      this.failedPasses += 1;
+      throw error;
     }
-    const pass = this.runPass(term).finally(() => {
-      this.inFlight = undefined;
-    });
-    this.inFlight = pass;
-    return pass;
+    const failed = results.length > 0 && results.every((r) => r.error !== undefined);
+    this.failedPasses = failed ? this.failedPasses + 1 : 0;
+    return results;
   }
 
   private async runPass(term: LeaderTerm): Promise<GroupSweepResult[]> {
@@ -217,7 +220,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private passSignal(term: LeaderTerm): AbortSignal {
-    return AbortSignal.any([term.signal, this.stopController.signal]);
+    return AbortSignal.any([term.signal, this.loop.signal]);
   }
 
   /** The next term, or undefined when the token could not (or must not) move. */
@@ -235,19 +238,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         "could not move the fencing token past a stream's fence; the next pass tries again",
       );
       return undefined;
-    }
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      const results = await this.supervise();
-      const failed =
-        results !== undefined && results.length > 0 && results.every((r) => r.error !== undefined);
-      this.failedPasses = failed ? this.failedPasses + 1 : 0;
-    } catch (error) {
-      // sweepAll reports per-group failures itself; anything here is a bug, and must not stop the loop.
-      this.failedPasses += 1;
-      this.log.error({ err: error }, "sweep pass failed unexpectedly");
     }
   }
 

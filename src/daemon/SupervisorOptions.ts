@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { GroupSource } from "../core/GroupSet.js";
+import type { Timers } from "../core/timers.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { LeaderTerm } from "../lease/types.js";
 import type { Maintenance } from "../maintenance/Maintenance.js";
@@ -31,6 +32,8 @@ export interface SupervisorOptions extends SweepSettings {
   now?: () => number;
   /** Host Unix ms, for the console's ages (the exported timestamp reads Redis TIME). */
   wallClock?: () => number;
+  /** The passes' timer; realTimers unless given. */
+  timers?: Timers;
   /** Shorthand for on("group-changed"): gauges derived from the group's PEL are refreshed. */
   onGroupChanged?: (groupId: string) => void;
 }

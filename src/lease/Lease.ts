@@ -35,10 +35,9 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private readonly random: () => number;
   private readonly now: () => number;
   private readonly timers: Timers;
-  private readonly stopController = new AbortController();
   private mode: "idle" | "elect" | "hold" = "idle";
-  /** One step per round: renew the term, or (standby) try to acquire. */
-  private readonly loop: PeriodicTask;
+  /** One step per round: renew the term, or (standby) try to acquire; its signal is stop(). */
+  private readonly loop: PeriodicTask<void>;
   /** The last acquire attempt did not win: the standby waits a jittered period before the next. */
   private lostAttempt = false;
   private attempt: Promise<ActiveTerm | undefined> | undefined;
@@ -87,7 +86,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   /** Begins the standby/leader loop. Idempotent; a stopped Lease cannot be started again. */
   start(): void {
-    if (this.stopController.signal.aborted) throw new Error("Lease: start() after stop()");
+    if (this.loop.signal.aborted) throw new Error("Lease: start() after stop()");
     if (this.mode === "hold") throw new Error("Lease: start() after tryAcquireOnce()");
     if (this.mode === "elect") return;
     this.mode = "elect";
@@ -101,7 +100,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
    * A won term is renewed until stop() or its loss; after a loss nothing is retried.
    */
   async tryAcquireOnce(): Promise<LeaderTerm | undefined> {
-    if (this.stopController.signal.aborted) throw new Error("Lease: tryAcquireOnce() after stop()");
+    if (this.loop.signal.aborted) throw new Error("Lease: tryAcquireOnce() after stop()");
     if (this.mode === "elect") throw new Error("Lease: tryAcquireOnce() after start()");
     if (this.active !== undefined) return this.active.view;
     this.mode = "hold";
@@ -124,8 +123,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async shutdown(): Promise<void> {
-    this.stopController.abort();
-    const stepsEnded = this.loop.stop();
+    const stepsEnded = this.loop.stop(); // aborts its signal at once
     if (this.active !== undefined) this.endTerm(this.active, "stopped");
     await stepsEnded;
     await this.attempt?.catch(() => undefined);
@@ -135,7 +133,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   /** One round of the loop: renew the term, or try to acquire; never rejects. */
   private async step(): Promise<void> {
-    if (this.stopController.signal.aborted) return;
+    if (this.loop.signal.aborted) return;
     const term = this.active;
     if (term !== undefined) {
       await this.renewStep(term);
@@ -182,7 +180,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
       return undefined;
     }
     const { lock } = result;
-    if (this.stopController.signal.aborted) {
+    if (this.loop.signal.aborted) {
       await this.releaseQuietly(lock);
       return undefined;
     }
@@ -325,7 +323,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async renewStep(term: ActiveTerm): Promise<void> {
-    if (this.stopController.signal.aborted || term.ended) return;
+    if (this.loop.signal.aborted || term.ended) return;
     const sentAt = this.now();
     term.lastAttemptSentAt = sentAt;
     let extended: Lock | undefined;
