@@ -8,7 +8,7 @@ import { redisNowMs } from "../redis/redisNowMs.js";
 import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupSet.js";
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
-import { recordSweepMetrics, sweepChangedGroup } from "./recordSweep.js";
+import { sweepChangedGroup } from "./recordSweep.js";
 import type { SupervisorEvents } from "./SupervisorEvents.js";
 import type { SupervisorOptions, SweepSettings } from "./SupervisorOptions.js";
 
@@ -34,7 +34,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private readonly log: Logger;
   private readonly random: () => number;
   private readonly now: () => number;
-  private readonly wallClock: () => number;
   private readonly cursors = new Map<string, string>();
   /** Its passes, timed or asked for (supervise()): one at a time, stopped together. */
   private readonly loop: PeriodicTask<GroupSweepResult[] | undefined>;
@@ -54,13 +53,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       consumerName: options.consumerName,
     };
     this.log = options.logger.child({ component: "supervisor" });
-    if (options.metrics !== undefined) recordSweepMetrics(this, options.metrics, this.log);
     options.maintenance?.initGroups(this.groups.current());
     this.groups.on("change", this.onGroupsChanged);
-    if (options.onGroupChanged !== undefined) this.on("group-changed", options.onGroupChanged);
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
-    this.wallClock = options.wallClock ?? Date.now;
     this.loop = new PeriodicTask({
       run: () => this.pass(this.options.currentTerm()),
       nextDelayMs: () => this.nextDelayMs(),
@@ -150,7 +146,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         ...(await this.sweepGroups(groups.slice(refused), current)),
       ];
     }
-    const wallClockMs = this.wallClock();
+    // The host's clock, for the console's ages only.
+    const wallClockMs = Date.now();
     const redisClockMs = await this.redisClockMs(wallClockMs);
     // A group removed while the pass ran keeps no series: its counters must not come back.
     const stillThere = new Set(this.groups.current().map((group) => group.id));

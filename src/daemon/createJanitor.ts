@@ -12,6 +12,7 @@ import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
 import type { ConnectionProblems } from "../redis/ConnectionProblems.js";
 import { connectRedis, isCluster } from "../redis/connectRedis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
+import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { EventWriter } from "../events/EventWriter.js";
@@ -74,11 +75,14 @@ export interface Janitor {
   readonly events: EventWriter;
   /**
    * Builds maintenance and the supervisor from `settings` (the configuration in effect now,
-   * after any reload), following `groups`, acting under the lease's current term.
+   * after any reload), following `groups`, acting under the lease's current term; its outcomes
+   * are counted and written as events, and a group a sweep changed is marked in `refresher`
+   * (`run`'s scrape; the one-shot `sweep` has none).
    */
   createSweepWork(
     settings: Pick<JanitorConfig, "sweep" | "retention">,
     groups: readonly ResolvedGroup[] | GroupSource,
+    refresher?: Pick<ScrapeRefresher, "markChanged">,
   ): SweepWork;
   /** Logs, per group, the refusal its sweeps would meet (a requeue target of the wrong kind). */
   reportRefusals(groups: readonly ResolvedGroup[]): Promise<void>;
@@ -116,7 +120,7 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
   });
   recordLeaseEvents(lease, events);
 
-  const createSweepWork: Janitor["createSweepWork"] = (settings, groups) => {
+  const createSweepWork: Janitor["createSweepWork"] = (settings, groups, refresher) => {
     const maintenance = new Maintenance({
       redis: sweepRedis,
       logger,
@@ -136,6 +140,9 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     recordSweepMetrics(supervisor, metrics, logger);
     recordSweepEvents(supervisor, events);
     recordMaintenanceEvents(maintenance, events);
+    if (refresher !== undefined) {
+      supervisor.on("group-changed", (groupId) => refresher.markChanged(groupId));
+    }
     return { supervisor, maintenance };
   };
 

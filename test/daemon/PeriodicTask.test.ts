@@ -207,8 +207,9 @@ describe("PeriodicTask owns the round in flight, the stop signal and the timers"
     await elapse(0);
     rounds[0]?.fail(new Error("boom"));
     await elapse(0);
-    periodic.runOnce();
+    const direct = periodic.runOnce();
     rounds[1]?.end();
+    await direct;
     await elapse(0);
     expect(seen).toEqual(["scheduled 0", "done Error: boom", "scheduled 1000", "done undefined"]);
     await periodic.stop();
