@@ -9,14 +9,9 @@ import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupS
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
 import { sweepChangedGroup } from "./recordSweep.js";
+import { MAX_TOKEN_MOVES_PER_PASS, moveTokenPast } from "./tokenMoves.js";
 import type { SupervisorEvents } from "./SupervisorEvents.js";
 import type { SupervisorOptions, SweepSettings } from "./SupervisorOptions.js";
-
-/**
- * Token moves one pass may make (each past a higher fence than the last): enough for fences left
- * by several forgotten terms, bounded so that a pass always ends.
- */
-const MAX_TOKEN_MOVES_PER_PASS = 8;
 
 /** Consecutive failed passes stretch the interval up to this many times. */
 const MAX_BACKOFF_FACTOR = 8;
@@ -135,10 +130,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       const refused = results.findIndex((result) => result.fenceSeen !== undefined);
       const at = results[refused];
       if (at?.fenceSeen === undefined) break;
-      const next = await this.moveTokenPast(current, at.fenceSeen, {
-        stream: at.stream,
-        group: at.group,
-      });
+      const where = { stream: at.stream, group: at.group };
+      const next = await moveTokenPast(current, at.fenceSeen, where, this.log);
       if (next === undefined) break;
       current = next;
       results = [
@@ -146,9 +139,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         ...(await this.sweepGroups(groups.slice(refused), current)),
       ];
     }
-    // The host's clock, for the console's ages only.
+    // The host's clock, for the console's ages only. Redis TIME, read once per pass, stamps the
+    // last success like every other timestamp, so a host clock off by minutes neither fires nor
+    // hides the no-recent-sweep alert; when Redis does not answer TIME, the host clock stands in.
     const wallClockMs = Date.now();
-    const redisClockMs = await this.redisClockMs(wallClockMs);
+    const redisClockMs = await redisNowMs(this.options.redis).catch(() => wallClockMs);
     // A group removed while the pass ran keeps no series: its counters must not come back.
     const stillThere = new Set(this.groups.current().map((group) => group.id));
     for (const result of results) {
@@ -170,7 +165,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     let refused = await maintain(current);
     for (let moves = 0; refused !== undefined && moves < MAX_TOKEN_MOVES_PER_PASS; moves += 1) {
       // The same as above for a stream only maintenance writes to (a retention stream, say).
-      const next = await this.moveTokenPast(current, refused.fenceSeen, { stream: refused.stream });
+      const where = { stream: refused.stream };
+      const next = await moveTokenPast(current, refused.fenceSeen, where, this.log);
       if (next === undefined) break;
       current = next;
       refused = await maintain(current);
@@ -203,39 +199,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     );
   }
 
-  /**
-   * Redis TIME, read once per pass: the last-success timestamp follows the server's clock like
-   * every other timestamp, so a host clock off by minutes neither fires nor hides the
-   * no-recent-sweep alert. When Redis does not answer TIME, the host clock stands in.
-   */
-  private async redisClockMs(wallClockMs: number): Promise<number> {
-    try {
-      return await redisNowMs(this.options.redis);
-    } catch {
-      return wallClockMs;
-    }
-  }
-
   private passSignal(term: LeaderTerm): AbortSignal {
     return AbortSignal.any([term.signal, this.loop.signal]);
-  }
-
-  /** The next term, or undefined when the token could not (or must not) move. */
-  private async moveTokenPast(
-    term: LeaderTerm,
-    fenceSeen: number,
-    where: { stream: string; group?: string },
-  ): Promise<LeaderTerm | undefined> {
-    if (term.moveTokenPast === undefined) return undefined;
-    try {
-      return await term.moveTokenPast(fenceSeen, where);
-    } catch (error) {
-      this.log.warn(
-        { err: error, ...where, fenceSeen },
-        "could not move the fencing token past a stream's fence; the next pass tries again",
-      );
-      return undefined;
-    }
   }
 
   private nextDelayMs(): number {
