@@ -24,8 +24,7 @@ export type { LeaseOptions, LeaseHolder };
  * retryPeriodMs (plus jitter), the leader renews every retryPeriodMs and stops acting when no
  * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term). Like
  * client-go's elector it refuses timings that break its rule (core/leaseTimingRule.ts), keeps its
- * own gauges (leader, fencing token) when given them, and runs on a lock it is given (a fake one
- * in tests). Its steps run on a PeriodicTask of its own; the deadline is a timer of its own.
+ * gauges, runs on a lock it is given (a fake in tests), and its steps on a PeriodicTask.
  */
 export class Lease extends EventEmitter<LeaseEvents> {
   private readonly options: LeaseOptions;
