@@ -135,6 +135,28 @@ export class Discovery {
     if (config !== this.config) return scan;
     this.metrics.scanDurationSeconds.set((this.now() - startedAt) / 1000);
     this.metrics.streamsMatched.set(scan.streamsMatched);
+    this.reportLeftOut(scan, config);
+    this.discovered = scan.discovered;
+    const change = this.install();
+    if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {
+      const ids = (groups: readonly ResolvedGroup[]): string[] =>
+        groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
+      this.log.info(
+        {
+          discovered: this.discovered.length,
+          addedCount: change.added.length,
+          removedCount: change.removed.length,
+          added: ids(change.added),
+          removed: ids(change.removed),
+        },
+        "discovered groups changed",
+      );
+    }
+    return scan;
+  }
+
+  /** Groups a scan left out (over discovery.maxGroups, or a role collision): counted and said. */
+  private reportLeftOut(scan: DiscoveryScan, config: DiscoveryInput): void {
     for (const [pattern, count] of scan.overCap) {
       this.metrics.overCap.inc({ pattern }, count);
     }
@@ -157,23 +179,6 @@ export class Discovery {
       );
     }
     this.lastRefused = refused;
-    this.discovered = scan.discovered;
-    const change = this.install();
-    if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {
-      const ids = (groups: readonly ResolvedGroup[]): string[] =>
-        groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
-      this.log.info(
-        {
-          discovered: this.discovered.length,
-          addedCount: change.added.length,
-          removedCount: change.removed.length,
-          added: ids(change.added),
-          removed: ids(change.removed),
-        },
-        "discovered groups changed",
-      );
-    }
-    return scan;
   }
 
   private install(): GroupChange | undefined {
