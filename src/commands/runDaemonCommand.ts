@@ -2,11 +2,9 @@ import type { JanitorConfig } from "../core/configTypes.js";
 import { startDaemon, type RunningDaemon } from "../daemon/startDaemon.js";
 import { createLogger } from "../logging/createLogger.js";
 import { HttpListenError } from "../http/createHttpServer.js";
+import { DaemonSignals } from "./daemonSignals.js";
 import { EXIT } from "./exitCodes.js";
 import { readVersion } from "./readVersion.js";
-
-/** Under Kubernetes' default 30 s grace period, so we finish before SIGKILL arrives. */
-const GRACEFUL_STOP_MS = 25_000;
 
 /**
  * `stream-janitor run`: starts the daemon and owns the process-level concerns: signals (the
@@ -23,60 +21,17 @@ export async function runDaemonCommand(
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
   });
-  let daemon: Promise<RunningDaemon | undefined> = Promise.resolve(undefined);
-  let stopping = false;
-
-  const shutdown = (reason: string, code: number): void => {
-    if (stopping) {
-      logger.warn({ reason }, "second stop request: exiting now");
-      process.exit(code === EXIT.ok ? EXIT.failure : code);
-    }
-    stopping = true;
-    logger.info({ reason }, "stopping");
-    const force = setTimeout(() => {
-      logger.error({ graceMs: GRACEFUL_STOP_MS }, "graceful stop took too long: exiting now");
-      process.exit(EXIT.failure);
-    }, GRACEFUL_STOP_MS);
-    force.unref();
-    void daemon
-      .then((running) => running?.stop())
-      .catch((error: unknown) => logger.error({ err: error }, "error while stopping"))
-      .finally(() => {
-        clearTimeout(force);
-        logger.info("stopped");
-        finish(code);
-      });
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM", EXIT.ok));
-  process.on("SIGINT", () => shutdown("SIGINT", EXIT.ok));
-  // Without a handler SIGHUP would kill the process and leave the lease held for its TTL.
-  const { reload } = options;
-  process.on("SIGHUP", () => {
-    if (stopping) return;
-    if (reload === undefined) {
-      logger.warn("SIGHUP ignored: no configuration source to reload from");
-      return;
-    }
-    void daemon.then((running) => running?.reload(reload));
-  });
-  process.on("uncaughtException", (error) => {
-    logger.fatal({ err: error }, "uncaught exception");
-    process.exit(EXIT.failure);
-  });
-  process.on("unhandledRejection", (error) => {
-    logger.fatal({ err: error }, "unhandled promise rejection");
-    process.exit(EXIT.failure);
-  });
-
+  const signals = new DaemonSignals(logger, finish);
+  signals.install(options.reload);
   const starting = startDaemon(config, {
     logger,
     version,
     onFatal: (error) => {
       logger.fatal({ err: error }, "cannot continue");
-      shutdown("fatal", EXIT.failure);
+      signals.shutdown("fatal", EXIT.failure);
     },
   });
-  daemon = starting.catch(() => undefined);
+  signals.daemon = starting.catch(() => undefined);
   let running: RunningDaemon;
   try {
     running = await starting;

@@ -8,15 +8,10 @@ import { redisNowMs } from "../redis/redisNowMs.js";
 import { staticGroups, type GroupChange, type GroupSource } from "../core/GroupSet.js";
 import { withJitter } from "../core/jitter.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
-import { recordSweepMetrics, sweepChangedGroup } from "./recordSweep.js";
+import { sweepChangedGroup } from "./recordSweep.js";
+import { MAX_TOKEN_MOVES_PER_PASS, moveTokenPast } from "./tokenMoves.js";
 import type { SupervisorEvents } from "./SupervisorEvents.js";
 import type { SupervisorOptions, SweepSettings } from "./SupervisorOptions.js";
-
-/**
- * Token moves one pass may make (each past a higher fence than the last): enough for fences left
- * by several forgotten terms, bounded so that a pass always ends.
- */
-const MAX_TOKEN_MOVES_PER_PASS = 8;
 
 /** Consecutive failed passes stretch the interval up to this many times. */
 const MAX_BACKOFF_FACTOR = 8;
@@ -34,11 +29,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private readonly log: Logger;
   private readonly random: () => number;
   private readonly now: () => number;
-  private readonly wallClock: () => number;
   private readonly cursors = new Map<string, string>();
-  private readonly stopController = new AbortController();
-  private readonly loop: PeriodicTask;
-  private inFlight: Promise<GroupSweepResult[] | undefined> | undefined;
+  /** Its passes, timed or asked for (supervise()): one at a time, stopped together. */
+  private readonly loop: PeriodicTask<GroupSweepResult[] | undefined>;
   private failedPasses = 0;
 
   constructor(options: SupervisorOptions) {
@@ -55,18 +48,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       consumerName: options.consumerName,
     };
     this.log = options.logger.child({ component: "supervisor" });
-    if (options.metrics !== undefined) recordSweepMetrics(this, options.metrics, this.log);
     options.maintenance?.initGroups(this.groups.current());
     this.groups.on("change", this.onGroupsChanged);
-    if (options.onGroupChanged !== undefined) this.on("group-changed", options.onGroupChanged);
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => performance.now());
-    this.wallClock = options.wallClock ?? Date.now;
     this.loop = new PeriodicTask({
-      run: () => this.tick(),
+      run: () => this.pass(this.options.currentTerm()),
       nextDelayMs: () => this.nextDelayMs(),
-      // tick() handles its own failures; this is only a last resort.
-      onError: (error) => this.log.error({ err: error }, "sweep loop failed unexpectedly"),
+      // sweepAll reports per-group failures itself; anything here is a bug, and must not stop the loop.
+      onError: (error) => this.log.error({ err: error }, "sweep pass failed unexpectedly"),
+      ...(options.timers === undefined ? {} : { timers: options.timers }),
     });
   }
 
@@ -76,7 +67,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   start(): void {
-    if (this.stopController.signal.aborted) return;
     this.loop.start(0);
   }
 
@@ -87,7 +77,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** True while a pass runs or one is scheduled: false after stop(), or the loop leaked. */
   get active(): boolean {
-    return this.loop.waiting || this.inFlight !== undefined;
+    return this.loop.waiting || this.loop.busy;
   }
 
   /** New sweep settings (a reload): the next page and the next pass use them. */
@@ -100,10 +90,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   async stop(): Promise<void> {
     this.groups.off("change", this.onGroupsChanged);
-    this.stopController.abort();
-    const stopping = this.loop.stop();
-    await this.inFlight;
-    await stopping;
+    await this.loop.stop();
   }
 
   /**
@@ -113,15 +100,22 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   supervise(
     term: LeaderTerm | undefined = this.options.currentTerm(),
   ): Promise<GroupSweepResult[] | undefined> {
-    if (this.inFlight !== undefined) return this.inFlight;
-    if (term === undefined || term.signal.aborted || this.stopController.signal.aborted) {
-      return Promise.resolve(undefined);
+    return this.loop.runOnce(() => this.pass(term));
+  }
+
+  /** A pass under `term` (none on a standby); consecutive failed passes back the interval off. */
+  private async pass(term: LeaderTerm | undefined): Promise<GroupSweepResult[] | undefined> {
+    if (term === undefined || term.signal.aborted || this.loop.signal.aborted) return undefined;
+    let results: GroupSweepResult[];
+    try {
+      results = await this.runPass(term);
+    } catch (error) {
+      this.failedPasses += 1;
+      throw error;
     }
-    const pass = this.runPass(term).finally(() => {
-      this.inFlight = undefined;
-    });
-    this.inFlight = pass;
-    return pass;
+    const failed = results.length > 0 && results.every((r) => r.error !== undefined);
+    this.failedPasses = failed ? this.failedPasses + 1 : 0;
+    return results;
   }
 
   private async runPass(term: LeaderTerm): Promise<GroupSweepResult[]> {
@@ -136,10 +130,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       const refused = results.findIndex((result) => result.fenceSeen !== undefined);
       const at = results[refused];
       if (at?.fenceSeen === undefined) break;
-      const next = await this.moveTokenPast(current, at.fenceSeen, {
-        stream: at.stream,
-        group: at.group,
-      });
+      const where = { stream: at.stream, group: at.group };
+      const next = await moveTokenPast(current, at.fenceSeen, where, this.log);
       if (next === undefined) break;
       current = next;
       results = [
@@ -147,8 +139,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         ...(await this.sweepGroups(groups.slice(refused), current)),
       ];
     }
-    const wallClockMs = this.wallClock();
-    const redisClockMs = await this.redisClockMs(wallClockMs);
+    // The host's clock, for the console's ages only. Redis TIME, read once per pass, stamps the
+    // last success like every other timestamp, so a host clock off by minutes neither fires nor
+    // hides the no-recent-sweep alert; when Redis does not answer TIME, the host clock stands in.
+    const wallClockMs = Date.now();
+    const redisClockMs = await redisNowMs(this.options.redis).catch(() => wallClockMs);
     // A group removed while the pass ran keeps no series: its counters must not come back.
     const stillThere = new Set(this.groups.current().map((group) => group.id));
     for (const result of results) {
@@ -170,7 +165,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     let refused = await maintain(current);
     for (let moves = 0; refused !== undefined && moves < MAX_TOKEN_MOVES_PER_PASS; moves += 1) {
       // The same as above for a stream only maintenance writes to (a retention stream, say).
-      const next = await this.moveTokenPast(current, refused.fenceSeen, { stream: refused.stream });
+      const where = { stream: refused.stream };
+      const next = await moveTokenPast(current, refused.fenceSeen, where, this.log);
       if (next === undefined) break;
       current = next;
       refused = await maintain(current);
@@ -203,52 +199,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     );
   }
 
-  /**
-   * Redis TIME, read once per pass: the last-success timestamp follows the server's clock like
-   * every other timestamp, so a host clock off by minutes neither fires nor hides the
-   * no-recent-sweep alert. When Redis does not answer TIME, the host clock stands in.
-   */
-  private async redisClockMs(wallClockMs: number): Promise<number> {
-    try {
-      return await redisNowMs(this.options.redis);
-    } catch {
-      return wallClockMs;
-    }
-  }
-
   private passSignal(term: LeaderTerm): AbortSignal {
-    return AbortSignal.any([term.signal, this.stopController.signal]);
-  }
-
-  /** The next term, or undefined when the token could not (or must not) move. */
-  private async moveTokenPast(
-    term: LeaderTerm,
-    fenceSeen: number,
-    where: { stream: string; group?: string },
-  ): Promise<LeaderTerm | undefined> {
-    if (term.moveTokenPast === undefined) return undefined;
-    try {
-      return await term.moveTokenPast(fenceSeen, where);
-    } catch (error) {
-      this.log.warn(
-        { err: error, ...where, fenceSeen },
-        "could not move the fencing token past a stream's fence; the next pass tries again",
-      );
-      return undefined;
-    }
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      const results = await this.supervise();
-      const failed =
-        results !== undefined && results.length > 0 && results.every((r) => r.error !== undefined);
-      this.failedPasses = failed ? this.failedPasses + 1 : 0;
-    } catch (error) {
-      // sweepAll reports per-group failures itself; anything here is a bug, and must not stop the loop.
-      this.failedPasses += 1;
-      this.log.error({ err: error }, "sweep pass failed unexpectedly");
-    }
+    return AbortSignal.any([term.signal, this.loop.signal]);
   }
 
   private nextDelayMs(): number {

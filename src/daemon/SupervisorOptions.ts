@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { GroupSource } from "../core/GroupSet.js";
+import type { Timers } from "../core/timers.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { LeaderTerm } from "../lease/types.js";
 import type { Maintenance } from "../maintenance/Maintenance.js";
-import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 
 /** The sweep settings a reload may change while the daemon runs. */
@@ -20,8 +20,6 @@ export interface SupervisorOptions extends SweepSettings {
   groups: readonly ResolvedGroup[] | GroupSource;
   redis: ScriptedRedis;
   logger: Logger;
-  /** Shorthand for recordSweepMetrics(supervisor, metrics, logger) (see SupervisorEvents). */
-  metrics?: JanitorMetrics;
   /** The current leadership term, or undefined on a standby. */
   currentTerm: () => LeaderTerm | undefined;
   /** Reaping and retention, run after each pass under the same fence. */
@@ -29,8 +27,6 @@ export interface SupervisorOptions extends SweepSettings {
   random?: () => number;
   /** Monotonic ms for durations. */
   now?: () => number;
-  /** Host Unix ms, for the console's ages (the exported timestamp reads Redis TIME). */
-  wallClock?: () => number;
-  /** Shorthand for on("group-changed"): gauges derived from the group's PEL are refreshed. */
-  onGroupChanged?: (groupId: string) => void;
+  /** The passes' timer; realTimers unless given. */
+  timers?: Timers;
 }

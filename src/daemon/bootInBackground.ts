@@ -66,9 +66,8 @@ export function bootInBackground(parts: BootParts): void {
     // After the listed groups' check: discovered ones (thousands, maybe) are checked by sweeps.
     await discovery.start();
     if (controller.signal.aborted) return;
-    const work = janitor.createSweepWork(parts.running(), groupSet);
+    const work = janitor.createSweepWork(parts.running(), groupSet, refresher);
     const { supervisor } = work;
-    supervisor.on("group-changed", (groupId) => refresher.markChanged(groupId));
     lease.on("acquired", () => supervisor.sweepSoon());
     // Pushed first, so it runs last: the sweep in flight ends before the lease is released.
     teardown.push("lease", () => lease.stop());

@@ -8,10 +8,14 @@ import { slotRefusal } from "../core/slotRule.js";
 import { Lease } from "../lease/Lease.js";
 import { Maintenance } from "../maintenance/Maintenance.js";
 import { createJanitorMetrics, type JanitorMetrics } from "../metrics/janitorMetrics.js";
-import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
+import {
+  createMaintenanceMetrics,
+  type MaintenanceMetrics,
+} from "../metrics/maintenanceMetrics.js";
 import type { ConnectionProblems } from "../redis/ConnectionProblems.js";
 import { connectRedis, isCluster } from "../redis/connectRedis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
+import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { registerScripts, type ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { checkRequeueTarget } from "../sweep/checkRequeueTarget.js";
 import { EventWriter } from "../events/EventWriter.js";
@@ -74,11 +78,14 @@ export interface Janitor {
   readonly events: EventWriter;
   /**
    * Builds maintenance and the supervisor from `settings` (the configuration in effect now,
-   * after any reload), following `groups`, acting under the lease's current term.
+   * after any reload), following `groups`, acting under the lease's current term; its outcomes
+   * are counted and written as events, and a group a sweep changed is marked in `refresher`
+   * (`run`'s scrape; the one-shot `sweep` has none).
    */
   createSweepWork(
     settings: Pick<JanitorConfig, "sweep" | "retention">,
     groups: readonly ResolvedGroup[] | GroupSource,
+    refresher?: Pick<ScrapeRefresher, "markChanged">,
   ): SweepWork;
   /** Logs, per group, the refusal its sweeps would meet (a requeue target of the wrong kind). */
   reportRefusals(groups: readonly ResolvedGroup[]): Promise<void>;
@@ -94,7 +101,6 @@ export interface Janitor {
 export function createJanitor(config: JanitorConfig, dependencies: JanitorDependencies): Janitor {
   const { logger, registry, connect } = dependencies;
   const metrics = createJanitorMetrics(registry, dependencies.version);
-  const maintenanceMetrics = createMaintenanceMetrics(registry);
   const sweepRedis = registerScripts(connect("sweep", SWEEP_COMMAND_TIMEOUT_MS));
   // Renewals must fail fast: a reply slower than one retry period is as good as none.
   const leaseRedis = connect("lease", Math.max(config.lease.retryPeriodMs, 50), true);
@@ -115,65 +121,92 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     logger,
   });
   recordLeaseEvents(lease, events);
-
-  const createSweepWork: Janitor["createSweepWork"] = (settings, groups) => {
-    const maintenance = new Maintenance({
-      redis: sweepRedis,
-      logger,
-      metrics: maintenanceMetrics,
-      retention: settings.retention,
-      janitorConsumer: janitorConsumerName(settings),
-      maxTrimmedPerPass: settings.sweep.maxEntriesPerGroup,
-    });
-    const supervisor = new Supervisor({
-      groups,
-      redis: sweepRedis,
-      logger,
-      ...settings.sweep,
-      currentTerm: () => lease.term,
-      maintenance,
-    });
-    recordSweepMetrics(supervisor, metrics, logger);
-    recordSweepEvents(supervisor, events);
-    recordMaintenanceEvents(maintenance, events);
-    return { supervisor, maintenance };
-  };
-
-  const reportRefusals = async (groups: readonly ResolvedGroup[]): Promise<void> => {
-    for (const group of groups) {
-      const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
-      if (refusal !== undefined)
-        logger.error({ stream: group.stream, group: group.group }, refusal);
-    }
-  };
-
-  const warnOutsideSlot = (groups: readonly ResolvedGroup[]): void => {
-    for (const group of groups) {
-      if (cluster) {
-        // Listed groups were refused at load already; a discovered one is refused by sweeps.
-        const refusal = slotRefusal(group);
-        if (refusal !== undefined)
-          logger.error({ stream: group.stream, group: group.group }, refusal);
-        continue;
-      }
-      const outside = keysOutsideSourceSlot(group);
-      if (outside.length > 0) {
-        logger.warn(
-          { stream: group.stream, group: group.group, keys: outside },
-          "keys outside the source's hash slot: fine on one server, CROSSSLOT on Redis Cluster",
-        );
-      }
-    }
-  };
-
+  const maintenanceMetrics = createMaintenanceMetrics(registry);
+  const parts = { sweepRedis, logger, metrics, maintenanceMetrics, events, lease };
   return {
     metrics,
     sweepRedis,
     leaseRedis,
     lease,
     events,
-    createSweepWork,
-    reportRefusals,
-    warnOutsideSlot,
+    createSweepWork: (settings, groups, refresher) =>
+      buildSweepWork(parts, settings, groups, refresher),
+    reportRefusals: (groups) => reportRefusals(sweepRedis, logger, groups),
+    warnOutsideSlot: (groups) => warnOutsideSlot(cluster, logger, groups),
   };
+}
+
+/** What the sweep work of one janitor shares: its connection, logger, metrics, events, lease. */
+interface SweepParts {
+  sweepRedis: ScriptedRedis;
+  logger: Logger;
+  metrics: JanitorMetrics;
+  maintenanceMetrics: MaintenanceMetrics;
+  events: EventWriter;
+  lease: Lease;
+}
+
+/** See Janitor.createSweepWork. */
+function buildSweepWork(
+  parts: SweepParts,
+  settings: Pick<JanitorConfig, "sweep" | "retention">,
+  groups: readonly ResolvedGroup[] | GroupSource,
+  refresher: Pick<ScrapeRefresher, "markChanged"> | undefined,
+): SweepWork {
+  const { sweepRedis, logger, events, lease } = parts;
+  const maintenance = new Maintenance({
+    redis: sweepRedis,
+    logger,
+    metrics: parts.maintenanceMetrics,
+    retention: settings.retention,
+    janitorConsumer: janitorConsumerName(settings),
+    maxTrimmedPerPass: settings.sweep.maxEntriesPerGroup,
+  });
+  const supervisor = new Supervisor({
+    groups,
+    redis: sweepRedis,
+    logger,
+    ...settings.sweep,
+    currentTerm: () => lease.term,
+    maintenance,
+  });
+  recordSweepMetrics(supervisor, parts.metrics, logger);
+  recordSweepEvents(supervisor, events);
+  recordMaintenanceEvents(maintenance, events);
+  if (refresher !== undefined) {
+    supervisor.on("group-changed", (groupId) => refresher.markChanged(groupId));
+  }
+  return { supervisor, maintenance };
+}
+
+/** See Janitor.reportRefusals. */
+async function reportRefusals(
+  sweepRedis: ScriptedRedis,
+  logger: Logger,
+  groups: readonly ResolvedGroup[],
+): Promise<void> {
+  for (const group of groups) {
+    const refusal = await checkRequeueTarget(sweepRedis, group).catch(() => undefined);
+    if (refusal !== undefined) logger.error({ stream: group.stream, group: group.group }, refusal);
+  }
+}
+
+/** See Janitor.warnOutsideSlot. */
+function warnOutsideSlot(cluster: boolean, logger: Logger, groups: readonly ResolvedGroup[]): void {
+  for (const group of groups) {
+    if (cluster) {
+      // Listed groups were refused at load already; a discovered one is refused by sweeps.
+      const refusal = slotRefusal(group);
+      if (refusal !== undefined)
+        logger.error({ stream: group.stream, group: group.group }, refusal);
+      continue;
+    }
+    const outside = keysOutsideSourceSlot(group);
+    if (outside.length > 0) {
+      logger.warn(
+        { stream: group.stream, group: group.group, keys: outside },
+        "keys outside the source's hash slot: fine on one server, CROSSSLOT on Redis Cluster",
+      );
+    }
+  }
 }

@@ -37,51 +37,8 @@ export interface Reloader {
  * Reloads run one at a time.
  */
 export function createReloader(initial: JanitorConfig, targets: ReloadTargets): Reloader {
-  const { logger, gauge, groupSet, discovery, janitor } = targets;
+  const { logger, gauge } = targets;
   let running = initial;
-
-  const apply = (next: JanitorConfig): void => {
-    const restart = settingsNeedingRestart(running, next);
-    if (restart.length > 0) {
-      logger.warn(
-        { keys: restart },
-        `configuration reload: ${restart.join(", ")} changed; these take effect only after a restart`,
-      );
-    }
-    logger.level = next.log.level;
-    const work = targets.sweepWork();
-    work?.supervisor.updateSettings(next.sweep);
-    work?.maintenance.updateRetention(next.retention);
-    const change = discovery.reconfigure(next);
-    if (change !== undefined) {
-      janitor.warnOutsideSlot([...change.added, ...change.updated]);
-      void janitor.reportRefusals([...change.added, ...change.updated]);
-    }
-    // Retention (and later discovery) settings are read from `running` at each use.
-    running = { ...next, redis: running.redis, lease: running.lease, http: running.http };
-    logger.info(
-      {
-        groups: groupSet.current().length,
-        added: change?.added.map((group) => group.id) ?? [],
-        removed: change?.removed.map((group) => group.id) ?? [],
-        updated: change?.updated.map((group) => group.id) ?? [],
-        logLevel: next.log.level,
-      },
-      "configuration reloaded",
-    );
-    targets.advise?.({
-      type: "config-reloaded",
-      count: groupSet.current().length,
-      detail: {
-        groups: groupSet.current().length,
-        added: change?.added.length ?? 0,
-        removed: change?.removed.length ?? 0,
-        updated: change?.updated.length ?? 0,
-        restartNeeded: restart,
-      },
-    });
-  };
-
   let reloading: Promise<boolean> = Promise.resolve(true);
   const reload = (load: () => Promise<JanitorConfig>): Promise<boolean> => {
     reloading = reloading.then(async () => {
@@ -92,24 +49,79 @@ export function createReloader(initial: JanitorConfig, targets: ReloadTargets): 
         checkHasWork(next);
       } catch (error) {
         gauge.set(0);
-        const problems = reloadProblems(error);
-        logger.error(
-          { problems },
-          `configuration reload failed (${problems.length} problem${problems.length === 1 ? "" : "s"}); the running configuration stays in effect`,
-        );
-        targets.advise?.({
-          type: "config-reload-failed",
-          count: problems.length,
-          detail: { problems: problems.slice(0, MAX_EVENT_PROBLEMS) },
-        });
+        reportFailedReload(targets, error);
         return false;
       }
-      apply(next);
+      running = applyReload(targets, running, next);
       gauge.set(1);
       return true;
     });
     return reloading;
   };
-
   return { running: () => running, reload };
+}
+
+/** Applies `next` over `running`; returns the configuration in effect from now on. */
+function applyReload(
+  targets: ReloadTargets,
+  running: JanitorConfig,
+  next: JanitorConfig,
+): JanitorConfig {
+  const { logger, groupSet, discovery, janitor } = targets;
+  const restart = settingsNeedingRestart(running, next);
+  if (restart.length > 0) {
+    logger.warn(
+      { keys: restart },
+      `configuration reload: ${restart.join(", ")} changed; these take effect only after a restart`,
+    );
+  }
+  logger.level = next.log.level;
+  const work = targets.sweepWork();
+  work?.supervisor.updateSettings(next.sweep);
+  work?.maintenance.updateRetention(next.retention);
+  const change = discovery.reconfigure(next);
+  if (change !== undefined) {
+    janitor.warnOutsideSlot([...change.added, ...change.updated]);
+    void janitor.reportRefusals([...change.added, ...change.updated]);
+  }
+  const ids = (groups: readonly { id: string }[] | undefined): string[] =>
+    groups?.map((group) => group.id) ?? [];
+  const groups = groupSet.current().length;
+  logger.info(
+    {
+      groups,
+      added: ids(change?.added),
+      removed: ids(change?.removed),
+      updated: ids(change?.updated),
+      logLevel: next.log.level,
+    },
+    "configuration reloaded",
+  );
+  targets.advise?.({
+    type: "config-reloaded",
+    count: groups,
+    detail: {
+      groups,
+      added: change?.added.length ?? 0,
+      removed: change?.removed.length ?? 0,
+      updated: change?.updated.length ?? 0,
+      restartNeeded: restart,
+    },
+  });
+  // Retention (and later discovery) settings are read from the result at each use.
+  return { ...next, redis: running.redis, lease: running.lease, http: running.http };
+}
+
+/** A load that failed: every problem logged, the first ones in an advisory event. */
+function reportFailedReload(targets: ReloadTargets, error: unknown): void {
+  const problems = reloadProblems(error);
+  targets.logger.error(
+    { problems },
+    `configuration reload failed (${problems.length} problem${problems.length === 1 ? "" : "s"}); the running configuration stays in effect`,
+  );
+  targets.advise?.({
+    type: "config-reload-failed",
+    count: problems.length,
+    detail: { problems: problems.slice(0, MAX_EVENT_PROBLEMS) },
+  });
 }

@@ -3,24 +3,26 @@ import { collectDefaultMetrics } from "prom-client";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { GroupSet } from "../core/GroupSet.js";
 import { resolveGroup } from "../core/resolveGroup.js";
-import { Discovery } from "../discovery/Discovery.js";
-import { scanNodesOf } from "../discovery/scanNodes.js";
 import type { StatusBoard } from "../core/groupStatus.js";
-import { instanceId } from "../events/instanceId.js";
 import type { HttpRoute } from "../http/HttpRoute.js";
 import { statusJsonRoute } from "../http/statusJsonRoute.js";
 import { JanitorRegistry } from "../metrics/JanitorRegistry.js";
-import { createStatusMetrics } from "../metrics/statusMetrics.js";
 import { ConnectionProblems } from "../redis/ConnectionProblems.js";
 import type { RedisClient } from "../redis/RedisClient.js";
-import { createScrapeRefresher } from "../scrape/createScrapeRefresher.js";
-import { StatusSampler } from "../status/StatusSampler.js";
+import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { createConsoleRoute } from "../ui/createConsole.js";
 import { SweepLog } from "../ui/SweepLog.js";
-import { bootInBackground } from "./bootInBackground.js";
+import { bootInBackground, type BootParts } from "./bootInBackground.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
-import { createReloader } from "./createReloader.js";
+import { createReloader, type Reloader } from "./createReloader.js";
+import {
+  buildDiscovery,
+  buildSampler,
+  buildScrape,
+  teardownConnections,
+  type DaemonParts,
+} from "./daemonParts.js";
 import { startHttpEndpoint } from "./startHttpEndpoint.js";
 import { TeardownStack } from "./TeardownStack.js";
 
@@ -46,8 +48,6 @@ export interface DaemonDependencies {
   onFatal: (error: unknown) => void;
 }
 
-/** Discovery sends single SCAN calls and bounded XINFO GROUPS pipelines. */
-const DISCOVERY_COMMAND_TIMEOUT_MS = 2_000;
 /** How long shutdown waits for the last advisory events (lease-lost) before closing connections. */
 const EVENTS_FLUSH_MS = 1_000;
 
@@ -72,108 +72,26 @@ export async function startDaemon(
     collectDefaultMetrics({ register: registry });
     // The daemon's connections share one account of their trouble: said once per change.
     const problems = new ConnectionProblems(logger, config.redis.url);
-    const open = namedConnections(config, logger, problems);
-    const connect = (name: string, commandTimeoutMs: number, failFast = false): RedisClient => {
-      const client = open(name, commandTimeoutMs, failFast);
-      teardown.push(`redis:${name}`, () => client.disconnect());
-      return client;
-    };
+    const connect = teardownConnections(namedConnections(config, logger, problems), teardown);
     const janitor = createJanitor(config, { logger, registry, version, connect });
     // Runs after the lease and supervisor stopped, before the connections close.
     teardown.push("events", () => janitor.events.flush(EVENTS_FLUSH_MS));
-    // The scrape's reads are bounded as a whole by metrics.scrapeTimeoutMs (README "Configuration"):
-    // a shorter bound per command would fail the tail of a large scrape before that.
-    const metricsRedis = connect("metrics", metricsCommandTimeoutMs(config));
-    const reloadGauge = createReloadGauge(registry);
     // The one owner of the list of groups: the refresher and the supervisor follow its changes.
     const groupSet = new GroupSet(config.groups.map(resolveGroup));
     janitor.warnOutsideSlot(groupSet.current());
-    const refresher = createScrapeRefresher({
-      redis: metricsRedis,
-      groups: groupSet.current(),
-      metrics: janitor.metrics,
-      logger,
-      config,
-    });
-    groupSet.on("change", (change) => refresher.setGroups(change.groups));
-    teardown.push("metrics", () => refresher.stop());
-    const discoveryRedis = connect("discovery", DISCOVERY_COMMAND_TIMEOUT_MS);
-    const discovery = new Discovery({
-      nodes: scanNodesOf(discoveryRedis),
-      follow: discoveryRedis,
-      groupSet,
-      config,
-      logger,
-      registry,
-    });
-    teardown.push("discovery", () => discovery.stop());
-    // Every replica judges every group (README "Group status"), on its own connection: a sample
-    // never queues on the scrape's socket nor shares its per-command bound (the latency cost was
-    // the same either way at 1,000 groups: test/bench/RESULTS.md, issue 24).
-    const sampler = new StatusSampler({
-      redis: connect("status", metricsCommandTimeoutMs(config)),
-      groups: groupSet.current(),
-      config,
-      metrics: createStatusMetrics(registry),
-      pelScans: refresher.pelScans,
-      logger,
-      instance: instanceId(),
-      isLeader: () => janitor.lease.term !== undefined,
-      fencingToken: () => janitor.lease.term?.fencingToken ?? null,
-      // Only the leader's sampler is asked to write (isLeader): replicas write no duplicates.
-      writeEvent: (event) => janitor.events.write(event),
-    });
-    groupSet.on("change", (change) => sampler.setGroups(change.groups));
-    teardown.push("status", () => sampler.stop());
-    // The HTTP paths beyond /metrics, /livez and /readyz. The status board is the seam: the web
-    // console (/ui) is built from the same `board`.
-    const board: StatusBoard = sampler;
-    const routes: HttpRoute[] = [statusJsonRoute(board)];
+    const parts = { config, logger, registry, janitor, groupSet, teardown, connect };
+    const { refresher, metricsRedis } = buildScrape(parts);
+    const discovery = buildDiscovery(parts);
+    const sampler = buildSampler(parts, refresher);
     // The leader's recent sweeps for the console (followed once the sweep work exists, below).
     const sweeps = new SweepLog();
-    if (config.http.ui.enabled) {
-      routes.push(
-        createConsoleRoute({ board, sweeps, groups: groupSet, redis: metricsRedis, config }),
-      );
-    }
-    const http = await startHttpEndpoint({
-      config,
-      registry,
-      logger,
-      refresher,
-      metricsRedis,
-      routes,
-    });
-    teardown.push("http", () => http.close());
-
-    let sweepWork: SweepWork | undefined;
-    const reloader = createReloader(config, {
-      logger,
-      gauge: reloadGauge,
-      groupSet,
-      discovery,
-      janitor,
-      sweepWork: () => sweepWork,
-      // The leader writes the events; a standby reloads just the same, silently.
-      advise: (event) => {
-        if (janitor.lease.term !== undefined) janitor.events.write(event);
-      },
-    });
-    bootInBackground({
-      config,
-      logger,
+    const http = await startHttp(parts, { refresher, metricsRedis, board: sampler, sweeps });
+    const reloader = startInBackground(parts, {
       problems,
-      janitor,
-      groupSet,
       refresher,
       sampler,
       discovery,
-      teardown,
-      running: reloader.running,
-      onSweepWork: (work) => {
-        sweepWork = work;
-        sweeps.follow(work.supervisor);
-      },
+      sweeps,
       onFatal: dependencies.onFatal,
     });
     return {
@@ -194,10 +112,70 @@ export async function startDaemon(
 }
 
 /**
- * The metrics connection's bound on one command: a little over metrics.scrapeTimeoutMs, so the
- * scrape's own bound on its whole read (runPipelineBatches) is the one that fires, with its
- * message, and a large scrape is never cut short by a per-command bound shorter than it.
+ * The HTTP endpoint: /metrics, /livez, /readyz, and the paths beyond. The status board is the
+ * seam: the web console (/ui) is built from the same `board`.
  */
-function metricsCommandTimeoutMs(config: Pick<JanitorConfig, "metrics">): number {
-  return config.metrics.scrapeTimeoutMs + 1000;
+async function startHttp(
+  { config, logger, registry, groupSet, teardown }: DaemonParts,
+  seen: {
+    refresher: ScrapeRefresher;
+    metricsRedis: RedisClient;
+    board: StatusBoard;
+    sweeps: SweepLog;
+  },
+) {
+  const { board, sweeps, metricsRedis } = seen;
+  const routes: HttpRoute[] = [statusJsonRoute(board)];
+  if (config.http.ui.enabled) {
+    routes.push(
+      createConsoleRoute({ board, sweeps, groups: groupSet, redis: metricsRedis, config }),
+    );
+  }
+  const http = await startHttpEndpoint({
+    config,
+    registry,
+    logger,
+    refresher: seen.refresher,
+    metricsRedis,
+    routes,
+  });
+  teardown.push("http", () => http.close());
+  return http;
+}
+
+/**
+ * The reloader (SIGHUP) and the boot in the background (Redis, lease, sweeps); the sweep work,
+ * once built, is followed by reloads and by the console's log of sweeps.
+ */
+function startInBackground(
+  parts: DaemonParts,
+  started: Pick<BootParts, "problems" | "refresher" | "sampler" | "discovery" | "onFatal"> & {
+    sweeps: SweepLog;
+  },
+): Reloader {
+  const { config, logger, registry, janitor, groupSet } = parts;
+  const { discovery, sweeps } = started;
+  let sweepWork: SweepWork | undefined;
+  const reloader = createReloader(config, {
+    logger,
+    gauge: createReloadGauge(registry),
+    groupSet,
+    discovery,
+    janitor,
+    sweepWork: () => sweepWork,
+    // The leader writes the events; a standby reloads just the same, silently.
+    advise: (event) => {
+      if (janitor.lease.term !== undefined) janitor.events.write(event);
+    },
+  });
+  bootInBackground({
+    ...parts,
+    ...started,
+    running: reloader.running,
+    onSweepWork: (work) => {
+      sweepWork = work;
+      sweeps.follow(work.supervisor);
+    },
+  });
+  return reloader;
 }

@@ -12,7 +12,7 @@ import { createDiscoveryMetrics, type DiscoveryMetrics } from "../metrics/discov
 import type { ScanNodes } from "./scanNodes.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { PeriodicTask } from "../core/PeriodicTask.js";
-import { backgroundTimers } from "../core/timers.js";
+import { backgroundTimers, type Timers } from "../core/timers.js";
 import { outageField } from "../redis/outageField.js";
 
 export interface DiscoveryOptions {
@@ -26,6 +26,8 @@ export interface DiscoveryOptions {
   registry: Registry;
   /** Monotonic ms, for the scan duration. */
   now?: () => number;
+  /** The scans' timer; backgroundTimers (discovery keeps no process alive) unless given. */
+  timers?: Timers;
 }
 
 /** At most this many ids in one log line about groups that came or went. */
@@ -44,8 +46,8 @@ export class Discovery {
   private readonly now: () => number;
   private config: DiscoveryInput;
   private discovered: readonly ResolvedGroup[] = [];
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly loop: PeriodicTask;
+  /** Its scans, timed or asked for: one at a time, each call a fresh one after those before. */
+  private readonly loop: PeriodicTask<DiscoveryScan | undefined>;
   private lastFailure = "";
   /** The groups left out for a role collision, as last logged. */
   private lastRefused = "[]";
@@ -58,10 +60,11 @@ export class Discovery {
     this.log = options.logger.child({ component: "discovery" });
     this.now = options.now ?? (() => performance.now());
     this.loop = new PeriodicTask({
-      run: () => this.discoverOnce(),
+      run: () => this.scanAndApply(),
       nextDelayMs: () => this.nextDelayMs(),
-      onError: () => undefined, // discoverOnce() never rejects
-      timers: backgroundTimers,
+      onError: () => undefined, // scanAndApply() never rejects
+      timers: options.timers ?? backgroundTimers,
+      overlap: "queue",
     });
   }
 
@@ -78,13 +81,8 @@ export class Discovery {
     this.loop.reschedule(this.nextDelayMs());
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.queue;
-  }
-
-  private get stopped(): boolean {
-    return this.loop.state === "stopping" || this.loop.state === "stopped";
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /**
@@ -110,13 +108,11 @@ export class Discovery {
 
   /** One scan of every pattern, applied to the GroupSet; undefined when it failed (logged, counted). */
   discoverOnce(): Promise<DiscoveryScan | undefined> {
-    const scan = this.queue.then(() => this.scanAndApply());
-    this.queue = scan;
-    return scan;
+    return this.loop.runOnce();
   }
 
   private async scanAndApply(): Promise<DiscoveryScan | undefined> {
-    if (this.stopped) return undefined;
+    if (this.loop.signal.aborted) return undefined;
     const config = this.config;
     const startedAt = this.now();
     let scan: DiscoveryScan;
@@ -139,6 +135,28 @@ export class Discovery {
     if (config !== this.config) return scan;
     this.metrics.scanDurationSeconds.set((this.now() - startedAt) / 1000);
     this.metrics.streamsMatched.set(scan.streamsMatched);
+    this.reportLeftOut(scan, config);
+    this.discovered = scan.discovered;
+    const change = this.install();
+    if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {
+      const ids = (groups: readonly ResolvedGroup[]): string[] =>
+        groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
+      this.log.info(
+        {
+          discovered: this.discovered.length,
+          addedCount: change.added.length,
+          removedCount: change.removed.length,
+          added: ids(change.added),
+          removed: ids(change.removed),
+        },
+        "discovered groups changed",
+      );
+    }
+    return scan;
+  }
+
+  /** Groups a scan left out (over discovery.maxGroups, or a role collision): counted and said. */
+  private reportLeftOut(scan: DiscoveryScan, config: DiscoveryInput): void {
     for (const [pattern, count] of scan.overCap) {
       this.metrics.overCap.inc({ pattern }, count);
     }
@@ -161,23 +179,6 @@ export class Discovery {
       );
     }
     this.lastRefused = refused;
-    this.discovered = scan.discovered;
-    const change = this.install();
-    if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {
-      const ids = (groups: readonly ResolvedGroup[]): string[] =>
-        groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
-      this.log.info(
-        {
-          discovered: this.discovered.length,
-          addedCount: change.added.length,
-          removedCount: change.removed.length,
-          added: ids(change.added),
-          removed: ids(change.removed),
-        },
-        "discovered groups changed",
-      );
-    }
-    return scan;
   }
 
   private install(): GroupChange | undefined {

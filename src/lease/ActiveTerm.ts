@@ -1,6 +1,7 @@
 import type { Lock } from "redlock";
 import type { Timers } from "../core/timers.js";
-import { LeaseLostError, type LeaderTerm, type LostReason } from "./types.js";
+import type { OutageLog } from "./OutageLog.js";
+import { LeaseLostError, type LeaderTerm, type LeaseLockPort, type LostReason } from "./types.js";
 import { type Fence } from "../core/fence.js";
 
 export interface ActiveTermOptions {
@@ -81,6 +82,34 @@ export class ActiveTerm {
     if (this.ended || sentAt <= this.lastSuccessSentAt) return;
     this.lastSuccessSentAt = sentAt;
     this.armDeadline();
+  }
+
+  /**
+   * One renewal, sent now: `renewed` (the deadline moved), `taken` (Redis says the key is gone or
+   * not ours: the owner ends the term), or `unknown` (no answer, or the term ended meanwhile: a
+   * late answer cannot revive a term whose deadline passed; the deadline decides).
+   */
+  async renew(
+    port: Pick<LeaseLockPort, "extend">,
+    outage: OutageLog,
+  ): Promise<"renewed" | "taken" | "unknown"> {
+    if (this.ended) return "unknown";
+    const sentAt = this.options.now();
+    this.lastAttemptSentAt = sentAt;
+    let extended: Lock | undefined;
+    try {
+      extended = await port.extend(this.lock);
+    } catch (error) {
+      // Unknown outcome: keep trying; the deadline timer decides when to give up.
+      if (!this.ended) outage.failed(error, "renew", { remainingMs: this.remainingMs() });
+      return "unknown";
+    }
+    outage.succeeded();
+    if (this.ended) return "unknown";
+    if (extended === undefined) return "taken";
+    this.lock = extended;
+    this.renewed(sentAt);
+    return "renewed";
   }
 
   /** Aborts the signal and clears the timer. Idempotent; returns false if already ended. */

@@ -2,11 +2,13 @@ import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import type { Lock } from "redlock";
-import { connectionOfKey } from "../redis/connectionOfKey.js";
 import { ActiveTerm } from "./ActiveTerm.js";
-import { LeaseLock, type AcquireResult } from "./LeaseLock.js";
+import { acquireLock, releaseQuietly } from "./acquireLock.js";
+import { LeaseLock } from "./LeaseLock.js";
 import type { LeaseHolder } from "../core/leaseHolder.js";
+import { moveTermToken, type TokenMoveHooks } from "./moveTermToken.js";
 import { OutageLog } from "./OutageLog.js";
+import { StandbyReport } from "./StandbyReport.js";
 import { checkLeaseTimings } from "./checkLeaseTimings.js";
 import { reportLeaseMetrics } from "./reportLeaseMetrics.js";
 import { realTimers, type Timers } from "../core/timers.js";
@@ -17,16 +19,12 @@ import type { Fence } from "../core/fence.js";
 
 export type { LeaseOptions, LeaseHolder };
 
-/** A lease key nothing will expire stops every sweep: said at error, this often. */
-const KEY_WITHOUT_TTL_LOG_INTERVAL_MS = 60_000;
-
 /**
  * Leader election in the style of Kubernetes client-go: standbys try to acquire every
  * retryPeriodMs (plus jitter), the leader renews every retryPeriodMs and stops acting when no
  * renewal succeeded for renewDeadlineMs. Events: "acquired"(term), "lost"(reason, term). Like
  * client-go's elector it refuses timings that break its rule (core/leaseTimingRule.ts), keeps its
- * own gauges (leader, fencing token) when given them, and runs on a lock it is given (a fake one
- * in tests). Its steps run on a PeriodicTask of its own; the deadline is a timer of its own.
+ * gauges, runs on a lock it is given (a fake in tests), and its steps on a PeriodicTask.
  */
 export class Lease extends EventEmitter<LeaseEvents> {
   private readonly options: LeaseOptions;
@@ -35,10 +33,9 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private readonly random: () => number;
   private readonly now: () => number;
   private readonly timers: Timers;
-  private readonly stopController = new AbortController();
   private mode: "idle" | "elect" | "hold" = "idle";
-  /** One step per round: renew the term, or (standby) try to acquire. */
-  private readonly loop: PeriodicTask;
+  /** One step per round: renew the term, or (standby) try to acquire; its signal is stop(). */
+  private readonly loop: PeriodicTask<void>;
   /** The last acquire attempt did not win: the standby waits a jittered period before the next. */
   private lostAttempt = false;
   private attempt: Promise<ActiveTerm | undefined> | undefined;
@@ -46,11 +43,9 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private active: ActiveTerm | undefined;
   /** Lock of a term that ended without Redis saying it was gone: release before the next try. */
   private staleLock: Lock | undefined;
-  /** The holder a standby last reported, so that it says so once per change of leader. */
-  private lastHolderSeen = "";
   private readonly outage: OutageLog;
-  /** When a lease key without TTL was last logged (monotonic ms); undefined while there is none. */
-  private keyWithoutTtlLoggedAt: number | undefined;
+  private readonly standby: StandbyReport;
+  private readonly tokenMoves: TokenMoveHooks;
 
   constructor(options: LeaseOptions) {
     super();
@@ -62,6 +57,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
     this.now = options.now ?? (() => performance.now());
     this.timers = options.timers ?? realTimers;
     this.outage = new OutageLog(this.log);
+    this.standby = new StandbyReport(this.lock, this.log, this.now);
+    this.tokenMoves = this.tokenMoveHooks();
     if (options.metrics !== undefined) reportLeaseMetrics(this, options.metrics);
     this.loop = new PeriodicTask({
       run: () => this.step(),
@@ -87,7 +84,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   /** Begins the standby/leader loop. Idempotent; a stopped Lease cannot be started again. */
   start(): void {
-    if (this.stopController.signal.aborted) throw new Error("Lease: start() after stop()");
+    if (this.loop.signal.aborted) throw new Error("Lease: start() after stop()");
     if (this.mode === "hold") throw new Error("Lease: start() after tryAcquireOnce()");
     if (this.mode === "elect") return;
     this.mode = "elect";
@@ -101,7 +98,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
    * A won term is renewed until stop() or its loss; after a loss nothing is retried.
    */
   async tryAcquireOnce(): Promise<LeaderTerm | undefined> {
-    if (this.stopController.signal.aborted) throw new Error("Lease: tryAcquireOnce() after stop()");
+    if (this.loop.signal.aborted) throw new Error("Lease: tryAcquireOnce() after stop()");
     if (this.mode === "elect") throw new Error("Lease: tryAcquireOnce() after start()");
     if (this.active !== undefined) return this.active.view;
     this.mode = "hold";
@@ -124,8 +121,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async shutdown(): Promise<void> {
-    this.stopController.abort();
-    const stepsEnded = this.loop.stop();
+    const stepsEnded = this.loop.stop(); // aborts its signal at once
     if (this.active !== undefined) this.endTerm(this.active, "stopped");
     await stepsEnded;
     await this.attempt?.catch(() => undefined);
@@ -135,10 +131,12 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   /** One round of the loop: renew the term, or try to acquire; never rejects. */
   private async step(): Promise<void> {
-    if (this.stopController.signal.aborted) return;
+    if (this.loop.signal.aborted) return;
     const term = this.active;
     if (term !== undefined) {
-      await this.renewStep(term);
+      const outcome = await term.renew(this.lock, this.outage);
+      if (outcome === "taken") this.endTerm(term, "lease-taken");
+      else if (outcome === "renewed") this.emitSafely("renewed", term.view);
       return;
     }
     if (this.mode === "hold") return;
@@ -172,179 +170,51 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async acquireAttempt(): Promise<ActiveTerm | undefined> {
-    const sentAt = this.now();
-    // An unknown outcome rejects; redlock has then already sent the release of the value it
-    // tried, right behind it on the same connection, so nothing is left to adopt or clean up.
-    const result: AcquireResult = await this.lock.acquire();
-    this.outage.succeeded();
-    if (result.status === "held") {
-      if (this.mode === "elect") await this.reportHolder();
-      return undefined;
-    }
-    const { lock } = result;
-    if (this.stopController.signal.aborted) {
-      await this.releaseQuietly(lock);
-      return undefined;
-    }
-    // Not on enough replicas yet (or WAIT failed): give the key back; the next attempt starts over.
-    const replicated = await this.replicated().catch(async (error: unknown) => {
-      await this.releaseQuietly(lock);
-      throw error;
+    const acquired = await acquireLock({
+      lock: this.lock,
+      options: this.options,
+      log: this.log,
+      now: this.now,
+      outage: this.outage,
+      stopped: () => this.loop.signal.aborted,
+      onHeld: () => (this.mode === "elect" ? this.standby.report() : Promise.resolve()),
     });
-    if (!replicated) {
-      await this.releaseQuietly(lock);
-      return undefined;
-    }
-    if (sentAt + this.options.renewDeadlineMs <= this.now()) {
-      // Answered too late to act on (a slow link): give the key back for a faster replica.
-      this.log.warn("lease acquired after the renew deadline; releasing it without acting");
-      await this.releaseQuietly(lock);
-      return undefined;
-    }
-    this.lastHolderSeen = "";
+    if (acquired === undefined) return undefined;
+    const { lock, fencingToken, sentAt } = acquired;
+    this.standby.reset();
+    const slotToken = this.options.fencePerSlot === true ? { slotToken: fencingToken } : {};
     const term = new ActiveTerm({
-      fence: {
-        key: this.options.key,
-        value: lock.value,
-        ...(this.options.fencePerSlot === true ? { slotToken: result.fencingToken } : {}),
-      },
+      fence: { key: this.options.key, value: lock.value, ...slotToken },
       lock,
-      fencingToken: result.fencingToken,
+      fencingToken,
       acquireSentAt: sentAt,
       renewDeadlineMs: this.options.renewDeadlineMs,
       timers: this.timers,
       now: this.now,
       onDeadline: (ended) => this.endTerm(ended, "renew-deadline"),
       moveTokenPast: (active, view, fenceSeen, context) =>
-        this.moveTokenPast(active, view, fenceSeen, context),
+        moveTermToken(this.tokenMoves, active, view, fenceSeen, context),
     });
     this.active = term;
-    this.log.info({ fencingToken: result.fencingToken }, "lease acquired");
+    this.log.info({ fencingToken }, "lease acquired");
     this.emitSafely("acquired", term.view);
     return term;
   }
 
-  /**
-   * See LeaderTerm.moveTokenPast. The lease value is checked by Redis in the same script that
-   * moves the counter, so only the process that holds the lease can move it; this process's own
-   * view must also still be the current, live one (its deadline has not passed).
-   */
-  private async moveTokenPast(
-    term: ActiveTerm,
-    view: LeaderTerm,
-    fenceSeen: number,
-    context: Record<string, unknown> = {},
-  ): Promise<LeaderTerm | undefined> {
-    const live = (): boolean => this.active === term && term.view === view && !term.ended;
-    if (!live()) return undefined;
-    if (fenceSeen <= view.fencingToken) return undefined;
-    const token = await this.lock.moveTokenPast(term.value, fenceSeen);
-    if (token === undefined) {
-      // Redis says the key does not hold our value: the lease is gone, say so now.
-      if (live()) this.endTerm(term, "lease-taken");
-      return undefined;
-    }
-    // The deadline passed (or another move won) while the script ran: the counter moved, but
-    // only a live term may act on it.
-    if (!live()) return undefined;
-    const next = term.supersede(token);
-    // As when a term ends: a renewal waiting on its timer goes now, under the new term.
-    if (this.loop.waiting) this.loop.reschedule(0);
-    this.log.warn(
-      { ...context, fencingToken: token, previousToken: view.fencingToken, fenceSeen },
-      "fencing token moved past a fence left by an earlier term (the token counter went back: " +
-        "a failover before it replicated, or a DEL); acting under the new token",
-    );
-    this.emitSafely("lost", "superseded", view);
-    this.emitSafely("acquired", next);
-    return next;
-  }
-
-  /**
-   * A standby says at info who leads, once per change of leader; and at error, once per minute,
-   * when the key has no TTL: redlock always sets one, so nothing will ever free that key.
-   */
-  private async reportHolder(): Promise<void> {
-    await this.reportKeyWithoutTtl();
-    const holder = await this.lock.holder().catch(() => "unknown" as const);
-    const seen = JSON.stringify(holder ?? null);
-    if (seen === this.lastHolderSeen) return;
-    this.lastHolderSeen = seen;
-    if (holder === undefined) return;
-    if (holder === "unknown") {
-      this.log.info("standing by: the lease is held by a process that left no holder record");
-      return;
-    }
-    this.log.info(
-      { leader: { host: holder.host, pid: holder.pid, fencingToken: holder.fencingToken } },
-      `standing by: the lease is held by ${holder.host} (pid ${holder.pid})`,
-    );
-  }
-
-  /**
-   * With lease.waitReplicas, a lease that no replica has yet could vanish in a failover and be
-   * acquired again by a standby while we act on it (our fenced writes would then fail, not
-   * duplicate): wait until enough replicas hold it. Rejects when Redis does not answer.
-   */
-  private async replicated(): Promise<boolean> {
-    const { waitReplicas = 0, waitTimeoutMs = 0 } = this.options;
-    if (waitReplicas <= 0) return true;
-    const acknowledged = Number(
-      await connectionOfKey(this.options.redis, this.options.key).call(
-        "WAIT",
-        waitReplicas,
-        waitTimeoutMs,
-      ),
-    );
-    if (acknowledged >= waitReplicas) return true;
-    this.log.warn(
-      { acknowledged, waitReplicas, waitTimeoutMs },
-      "lease acquired but not yet on enough replicas; not acting on it",
-    );
-    return false;
-  }
-
-  private async reportKeyWithoutTtl(): Promise<void> {
-    // Unknown (Redis slow, or an ACL without PTTL): the holder report below says what it can.
-    const state = await this.lock.keyState().catch(() => undefined);
-    if (state === undefined || state.value === null || state.pttlMs !== -1) {
-      this.keyWithoutTtlLoggedAt = undefined;
-      return;
-    }
-    const now = this.now();
-    const last = this.keyWithoutTtlLoggedAt;
-    if (last !== undefined && now - last < KEY_WITHOUT_TTL_LOG_INTERVAL_MS) return;
-    this.keyWithoutTtlLoggedAt = now;
-    const shown = state.value.length > 200 ? `${state.value.slice(0, 200)}...` : state.value;
-    this.log.error(
-      { value: state.value, pttlMs: state.pttlMs },
-      `the lease key holds ${JSON.stringify(shown)} with no TTL: no janitor can acquire it and ` +
-        "nothing is swept until it is removed (check with GET and PTTL, then DEL it once sure " +
-        "that no other janitor runs; see the runbook)",
-    );
-  }
-
-  private async renewStep(term: ActiveTerm): Promise<void> {
-    if (this.stopController.signal.aborted || term.ended) return;
-    const sentAt = this.now();
-    term.lastAttemptSentAt = sentAt;
-    let extended: Lock | undefined;
-    try {
-      extended = await this.lock.extend(term.lock);
-    } catch (error) {
-      // Unknown outcome: keep trying; the deadline timer decides when to give up.
-      if (!term.ended) this.outage.failed(error, "renew", { remainingMs: term.remainingMs() });
-      return;
-    }
-    this.outage.succeeded();
-    if (term.ended) return; // a late answer cannot revive a term whose deadline passed
-    if (extended === undefined) {
-      this.endTerm(term, "lease-taken");
-      return;
-    }
-    term.lock = extended;
-    term.renewed(sentAt);
-    this.emitSafely("renewed", term.view);
+  /** What LeaderTerm.moveTokenPast (moveTermToken.ts) needs of the Lease. */
+  private tokenMoveHooks(): TokenMoveHooks {
+    return {
+      lock: this.lock,
+      log: this.log,
+      isActive: (candidate) => this.active === candidate,
+      endTerm: (ended, reason) => this.endTerm(ended, reason),
+      superseded: (before, next) => {
+        // As when a term ends: a renewal waiting on its timer goes now, under the new term.
+        if (this.loop.waiting) this.loop.reschedule(0);
+        this.emitSafely("lost", "superseded", before);
+        this.emitSafely("acquired", next);
+      },
+    };
   }
 
   private endTerm(term: ActiveTerm, reason: LostReason): void {
@@ -365,16 +235,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     const lock = this.staleLock;
     if (lock === undefined) return;
     this.staleLock = undefined;
-    await this.releaseQuietly(lock);
-  }
-
-  private async releaseQuietly(lock: Lock): Promise<void> {
-    try {
-      const released = await this.lock.release(lock);
-      this.log.debug({ released }, "lease release");
-    } catch (error) {
-      this.log.debug({ err: error }, "lease release failed; the key expires by its TTL");
-    }
+    await releaseQuietly(this.lock, lock, this.log);
   }
 
   /** A listener that throws must not break the loop or the deadline timer. */

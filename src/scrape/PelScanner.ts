@@ -44,19 +44,8 @@ export interface PelScannerOptions {
   /** Bound on one page's round trip. */
   pageTimeoutMs?: number;
   random?: () => number;
-  /** Starts a timer and returns its cancel function (injected so tests can drive the cadence). */
-  setTimer?: (callback: () => void, delayMs: number) => () => void;
-}
-
-function realTimer(callback: () => void, delayMs: number): () => void {
-  // The scans never keep a process alive on their own; the HTTP server does that.
-  const timer = backgroundTimers.setTimeout(callback, delayMs);
-  return () => backgroundTimers.clearTimeout(timer);
-}
-
-/** The setTimer option as Timers: the handle is the cancel function. */
-function timersOf(setTimer: NonNullable<PelScannerOptions["setTimer"]>): Timers {
-  return { setTimeout: setTimer, clearTimeout: (cancel) => (cancel as () => void)() };
+  /** The cadence's and the rescans' timers; backgroundTimers (a scan keeps no process alive). */
+  timers?: Timers;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -80,24 +69,25 @@ export class PelScanner {
   readonly results = new Map<string, PelScanResult>();
   private options: PelScannerOptions;
   private readonly log: Logger;
-  private readonly stopController = new AbortController();
-  private readonly loop: PeriodicTask;
-  private inFlight: Promise<void> | undefined;
+  private readonly timers: Timers;
+  /** Its passes, timed or asked for: one at a time (a pass asked for meanwhile joins it). */
+  private readonly loop: PeriodicTask<void>;
   private lastFailure = "";
   /** Bumped by markChanged(): a scan that started before the change must not store its result. */
   private readonly generations = new Map<string, number>();
   /** Groups a sweep changed, waiting for their own rescan. */
   private readonly changed = new Set<string>();
-  private rescanTimer: (() => void) | undefined;
+  private rescanTimer: unknown;
 
   constructor(options: PelScannerOptions) {
     this.options = options;
     this.log = options.logger.child({ component: "pel-scan" });
+    this.timers = options.timers ?? backgroundTimers;
     this.loop = new PeriodicTask({
-      run: () => this.scanOnce(this.stopController.signal),
+      run: (signal) => this.scanAll(this.options.groups, signal),
       nextDelayMs: () => withJitter(this.options.intervalMs, this.options.random ?? Math.random),
       onError: (error) => this.reportFailure(error),
-      timers: options.setTimer === undefined ? backgroundTimers : timersOf(options.setTimer),
+      timers: this.timers,
     });
   }
 
@@ -116,9 +106,8 @@ export class PelScanner {
     this.generations.set(groupId, (this.generations.get(groupId) ?? 0) + 1);
     this.results.delete(groupId);
     this.changed.add(groupId);
-    if (this.rescanTimer !== undefined || this.stopController.signal.aborted) return;
-    const setTimer = this.options.setTimer ?? realTimer;
-    this.rescanTimer = setTimer(() => {
+    if (this.rescanTimer !== undefined || this.loop.signal.aborted) return;
+    this.rescanTimer = this.timers.setTimeout(() => {
       this.rescanTimer = undefined;
       void this.rescanChanged().catch((error: unknown) => this.reportFailure(error));
     }, 0);
@@ -126,20 +115,18 @@ export class PelScanner {
 
   /** Rescans the groups markChanged() named, after any pass in flight (scans never overlap). */
   async rescanChanged(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
+    await this.loop.settled();
     const ids = new Set(this.changed);
     this.changed.clear();
     const groups = this.options.groups.filter((group) => ids.has(group.id));
     if (groups.length === 0) return;
-    await this.scanOnce(this.stopController.signal, groups);
+    await this.scanOnce(this.loop.signal, groups);
   }
 
   async stop(): Promise<void> {
-    this.stopController.abort();
     const stopping = this.loop.stop();
-    this.rescanTimer?.();
+    if (this.rescanTimer !== undefined) this.timers.clearTimeout(this.rescanTimer);
     this.rescanTimer = undefined;
-    await this.inFlight?.catch(() => undefined);
     await stopping;
   }
 
@@ -157,16 +144,11 @@ export class PelScanner {
 
   /** One pass over every group (or these). A call while a pass runs joins that pass. */
   scanOnce(signal: AbortSignal, groups = this.options.groups): Promise<void> {
-    if (this.inFlight !== undefined) return this.inFlight;
-    const combined = AbortSignal.any([signal, this.stopController.signal]);
-    this.inFlight = this.scanAll(groups, combined).finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    return this.loop.runOnce((stop) => this.scanAll(groups, AbortSignal.any([signal, stop])));
   }
 
   private reportFailure(error: unknown): void {
-    if (this.stopController.signal.aborted) return;
+    if (this.loop.signal.aborted) return;
     const message = error instanceof Error ? error.message : String(error);
     // A Redis outage fails every pass the same way: say so once, not every interval.
     if (message !== this.lastFailure) this.log.warn({ err: outageField(error) }, "PEL scan failed");

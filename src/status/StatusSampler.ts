@@ -66,13 +66,12 @@ export class StatusSampler implements StatusBoard {
   private readonly options: StatusSamplerOptions;
   private readonly log: Logger;
   private readonly announceTo: AnnounceTo;
-  private readonly loop: PeriodicTask;
+  private readonly loop: PeriodicTask<void>;
   private readonly tracks = new Map<string, GroupTrack>();
   private groups: readonly ResolvedGroup[] = [];
   private capabilities: RedisCapabilities | undefined;
   private generatedAt = 0;
   private unreachable = false;
-  private inFlight: Promise<void> | undefined;
 
   constructor(options: StatusSamplerOptions) {
     this.options = options;
@@ -81,7 +80,7 @@ export class StatusSampler implements StatusBoard {
     this.setGroups(options.groups);
     const { intervalMs } = options.config.status;
     this.loop = new PeriodicTask({
-      run: () => this.sampleOnce(),
+      run: () => this.sample(),
       nextDelayMs: () => withJitter(intervalMs, options.random ?? Math.random),
       onError: (error) => this.log.error({ err: error }, "status sample failed"),
       timers: options.timers ?? backgroundTimers,
@@ -126,10 +125,7 @@ export class StatusSampler implements StatusBoard {
 
   /** One sample of every group and their verdicts. Concurrent calls share one round. */
   sampleOnce(): Promise<void> {
-    this.inFlight ??= this.sample().finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    return this.loop.runOnce();
   }
 
   report(): StatusReport {

@@ -7,7 +7,6 @@ import { Supervisor } from "../../src/daemon/Supervisor.js";
 import { Lease } from "../../src/lease/Lease.js";
 import { companionKey } from "../../src/lease/LeaseLock.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../../src/metrics/maintenanceMetrics.js";
 import { createClusterClient } from "../../src/redis/createClusterClient.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
@@ -212,7 +211,6 @@ describe("a fencing token that went back on Redis Cluster (three masters)", () =
       groups: [],
       redis: registerScripts(redis),
       logger: pino({ level: "silent" }),
-      metrics: createJanitorMetrics(registry, "test"),
       intervalMs: 60_000,
       batchSize: 100,
       maxScriptMs: 2,

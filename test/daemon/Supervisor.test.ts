@@ -1,16 +1,13 @@
-import { pino } from "pino";
-import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
 import { waitFor } from "../support/waitFor.js";
+import { useSweepWork } from "./janitorHarness.js";
 
 const fixture = useRedisServer();
+const sweepWork = useSweepWork(fixture);
 
 /** A term whose fence Redis holds, as the lease would leave it. */
 async function heldTerm(stream: string): Promise<LeaderTerm & { end: () => void }> {
@@ -24,36 +21,26 @@ async function heldTerm(stream: string): Promise<LeaderTerm & { end: () => void 
   };
 }
 
-function supervisor(stream: string, term: () => LeaderTerm | undefined, intervalMs = 60_000) {
-  const metrics = createJanitorMetrics(new Registry(), "test");
-  return {
-    metrics,
-    supervisor: new Supervisor({
-      groups: [groupConfig(stream)],
-      redis: registerScripts(fixture.redis),
-      logger: pino({ level: "silent" }),
-      metrics,
-      intervalMs,
-      batchSize: 100,
-      maxScriptMs: 2,
-      maxEntriesPerGroup: 100_000,
-      consumerName: "stream-janitor",
-      currentTerm: term,
-    }),
-  };
+/**
+ * The supervisor `run` builds (createJanitor), its metrics counted as `run` counts them; it acts
+ * under the janitor's lease, acquired here when `leading`.
+ */
+async function supervisor(stream: string, leading: boolean, intervalMs = 60_000) {
+  const work = sweepWork(stream, [groupConfig(stream)], { sweep: { intervalMs } });
+  if (leading) expect(await work.janitor.lease.tryAcquireOnce()).toBeDefined();
+  return work;
 }
 
 describe("Supervisor", () => {
   it("does nothing on a standby", async () => {
-    const { supervisor: standby } = supervisor(uniquePrefix("standby"), () => undefined);
+    const { supervisor: standby } = await supervisor(uniquePrefix("standby"), false);
     await expect(standby.supervise()).resolves.toBeUndefined();
   });
 
   it("joins a pass in flight instead of starting a second one, and counts on the leader", async () => {
     const stream = uniquePrefix("join");
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(500));
-    const term = await heldTerm(stream);
-    const { supervisor: leader, metrics } = supervisor(stream, () => term);
+    const { supervisor: leader, metrics } = await supervisor(stream, true);
     const first = leader.supervise();
     const second = leader.supervise();
     expect(second).toBe(first);
@@ -66,8 +53,7 @@ describe("Supervisor", () => {
   it("stops its loop: after stop() nothing is scheduled or running, and stop() is idempotent", async () => {
     const stream = uniquePrefix("loop");
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(10));
-    const term = await heldTerm(stream);
-    const { supervisor: loop, metrics } = supervisor(stream, () => term, 5);
+    const { supervisor: loop, metrics } = await supervisor(stream, true, 5);
     loop.start();
     loop.start();
     await waitFor(async () => ((await metrics.sweeps.get()).values[0]?.value ?? 0) >= 3, {
@@ -84,7 +70,7 @@ describe("Supervisor", () => {
     const stream = uniquePrefix("term-ends");
     await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1000));
     const term = await heldTerm(stream);
-    const { supervisor: leader } = supervisor(stream, () => term);
+    const { supervisor: leader } = await supervisor(stream, false);
     term.end();
     const results = await leader.supervise(term);
     expect(results).toBeUndefined();

@@ -77,4 +77,24 @@ describe("createJanitor", () => {
     expect(await value(janitor.metrics.fencingToken)).toBe(1);
     await supervisor.stop();
   });
+
+  it("tells the scrape refresher which groups a sweep changed, as run wires it", async () => {
+    const prefix = uniquePrefix("changed");
+    const stream = `${prefix}:stream`;
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
+    await addStuckEntries(fixture.redis, `${prefix}:quiet`, "workers", numberedBodies(1), {
+      idleMs: 0,
+    });
+    const { config, janitor } = janitorFor(prefix);
+    const changed: string[] = [];
+    const refresher = { markChanged: (groupId: string) => changed.push(groupId) };
+    const groups = [groupConfig(stream), groupConfig(`${prefix}:quiet`)];
+    const { supervisor } = janitor.createSweepWork(config, groups, refresher);
+    await janitor.lease.tryAcquireOnce();
+    const results = (await supervisor.supervise()) ?? [];
+    expect(results.map((result) => result.claimed)).toEqual([2, 0]);
+    // Only the group whose PEL the sweep changed: its gauges are stale.
+    expect(changed).toEqual([`${stream}/workers`]);
+    await supervisor.stop();
+  });
 });

@@ -1,7 +1,8 @@
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach } from "vitest";
-import { createJanitor, namedConnections } from "../../src/daemon/createJanitor.js";
+import type { JanitorConfig } from "../../src/core/configTypes.js";
+import { createJanitor, namedConnections, type Janitor } from "../../src/daemon/createJanitor.js";
 import type { RedisClient } from "../../src/redis/RedisClient.js";
 import type { RedisFixture } from "../support/redisServer.js";
 import { testConfig } from "../support/testConfig.js";
@@ -37,5 +38,34 @@ export function useJanitorFactory(fixture: RedisFixture) {
     });
     cleanup.push(() => janitor.lease.stop());
     return { config, janitor, registry };
+  };
+}
+
+/**
+ * The leader's sweep work (createJanitor's createSweepWork, as `run` builds it: outcomes counted
+ * in the janitor's metrics, events written, `refresher` told of changed groups), for tests that
+ * drive passes by hand: the interval is a minute unless `sweep` says otherwise. The supervisor
+ * acts under the janitor's lease (acquire it, or hand supervise() a term).
+ */
+export function useSweepWork(fixture: RedisFixture) {
+  const janitorFor = useJanitorFactory(fixture);
+  const stops: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+  return (
+    prefix: string,
+    groups: Parameters<Janitor["createSweepWork"]>[1],
+    options: {
+      sweep?: Partial<JanitorConfig["sweep"]>;
+      refresher?: Parameters<Janitor["createSweepWork"]>[2];
+    } = {},
+  ) => {
+    const base = testConfig(fixture.server.url, prefix);
+    const sweep = { ...base.sweep, intervalMs: 60_000, ...options.sweep };
+    const { config, janitor, registry } = janitorFor(prefix, { sweep });
+    const work = janitor.createSweepWork(config, groups, options.refresher);
+    stops.push(() => work.supervisor.stop());
+    return { ...work, janitor, registry, metrics: janitor.metrics, config };
   };
 }

@@ -1,18 +1,14 @@
-import { pino } from "pino";
-import { Registry } from "prom-client";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { GroupSet } from "../../src/core/GroupSet.js";
-import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { redisNowMs } from "../../src/redis/redisNowMs.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
+import { useSweepWork } from "./janitorHarness.js";
 
 const fixture = useRedisServer();
-const silent = pino({ level: "silent" });
+const sweepWork = useSweepWork(fixture);
 
 describe("last sweep success timestamp", () => {
   it("follows Redis TIME, not the host clock: a host 10 min behind reads the Redis time", async () => {
@@ -25,24 +21,14 @@ describe("last sweep success timestamp", () => {
       fence: { key: `${prefix}:lease`, value: "me" },
       fencingToken: 1,
     };
-    const metrics = createJanitorMetrics(new Registry(), "test");
-    const supervisor = new Supervisor({
-      groups: new GroupSet([groupConfig(stream)]),
-      redis: registerScripts(fixture.redis),
-      logger: silent,
-      metrics,
-      intervalMs: 60_000,
-      batchSize: 100,
-      maxScriptMs: 2,
-      maxEntriesPerGroup: 100_000,
-      consumerName: "stream-janitor",
-      currentTerm: () => term,
-      // The host's clock 10 minutes behind the server's.
-      wallClock: () => Date.now() - 600_000,
-    });
+    // The host's clock 10 minutes behind the server's (the supervisor reads Date.now).
+    const hostNow = Date.now.bind(Date);
+    const behind = vi.spyOn(Date, "now").mockImplementation(() => hostNow() - 600_000);
+    const { supervisor, metrics } = sweepWork(prefix, new GroupSet([groupConfig(stream)]));
     const before = await redisNowMs(fixture.redis);
-    await supervisor.supervise();
+    await supervisor.supervise(term);
     const after = await redisNowMs(fixture.redis);
+    behind.mockRestore();
     const family = await metrics.lastSweepSuccessTimestampSeconds.get();
     const seconds = family.values.find((v) => v.labels.stream === stream)?.value ?? 0;
     expect(seconds * 1000).toBeGreaterThanOrEqual(before - 1000);

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Maintenance } from "../../src/maintenance/Maintenance.js";
 import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../../src/metrics/maintenanceMetrics.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { DaemonProcess, writeConfigFile } from "../support/daemonProcess.js";
@@ -65,7 +64,6 @@ function leader(stream: string, term: LeaderTerm) {
     groups: [group],
     redis: registerScripts(fixture.redis),
     logger: pino({ level: "silent" }),
-    metrics: createJanitorMetrics(registry, "test"),
     intervalMs: 60_000,
     batchSize: 100,
     maxScriptMs: 2,

@@ -76,12 +76,15 @@ describe("PelScanner", () => {
       logger: silent,
       intervalMs: 60_000,
       random: () => 0.5,
-      setTimer: (fire, delayMs) => {
-        const timer = { fire, delayMs, cancelled: false };
-        timers.push(timer);
-        return () => {
-          timer.cancelled = true;
-        };
+      timers: {
+        setTimeout: (fire, delayMs) => {
+          const timer = { fire, delayMs, cancelled: false };
+          timers.push(timer);
+          return timer;
+        },
+        clearTimeout: (timer) => {
+          (timer as { cancelled: boolean }).cancelled = true;
+        },
       },
     });
     const entries = (): number | undefined => scanner.results.get(`${stream}/workers`)?.entries;
@@ -127,9 +130,12 @@ describe("PelScanner", () => {
       groups: [groupConfig(changed), groupConfig(other)],
       logger: silent,
       intervalMs: 60_000,
-      setTimer: (callback) => {
-        timers.push(callback);
-        return () => undefined;
+      timers: {
+        setTimeout: (callback) => {
+          timers.push(callback);
+          return callback;
+        },
+        clearTimeout: () => undefined,
       },
     });
     const id = `${changed}/workers`;

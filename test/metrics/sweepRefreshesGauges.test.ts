@@ -1,14 +1,13 @@
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { Supervisor } from "../../src/daemon/Supervisor.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
+import { useSweepWork } from "../daemon/janitorHarness.js";
 import { createTestRefresher, gaugeValue } from "./refresherHarness.js";
 
 const fixture = useRedisServer();
+const sweepWork = useSweepWork(fixture);
 
 const neverAborted = new AbortController().signal;
 
@@ -39,20 +38,9 @@ describe("after a sweep", () => {
       fence: { key: `${stream}:lease`, value: "me" },
       fencingToken: 1,
     };
-    const supervisor = new Supervisor({
-      groups: [group],
-      redis: registerScripts(fixture.redis),
-      logger: pino({ level: "silent" }),
-      metrics: createTestRefresher(fixture.redis, []).metrics,
-      intervalMs: 60_000,
-      batchSize: 100,
-      maxScriptMs: 2,
-      consumerName: "stream-janitor",
-      maxEntriesPerGroup: 100_000,
-      currentTerm: () => term,
-      onGroupChanged: (groupId) => refresher.markChanged(groupId),
-    });
-    const [result] = (await supervisor.supervise()) ?? [];
+    // Built as `run` builds it: the sweep work tells the refresher which groups it changed.
+    const { supervisor } = sweepWork(stream, [group], { refresher });
+    const [result] = (await supervisor.supervise(term)) ?? [];
     expect(result).toMatchObject({ claimed: 20, requeued: 20 });
 
     // Right after the sweep: the five fresh entries are left, none of them an hour idle.

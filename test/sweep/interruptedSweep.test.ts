@@ -1,12 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { pino } from "pino";
-import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
-import { Supervisor } from "../../src/daemon/Supervisor.js";
 import { LeaseLostError, type LeaderTerm } from "../../src/lease/types.js";
-import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { sweepAll } from "../../src/sweep/sweepAll.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { writeConfigFile } from "../support/daemonProcess.js";
@@ -15,8 +10,10 @@ import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { captureLogger, groupConfig, sweepContext } from "../support/sweepHarness.js";
 import { testConfig } from "../support/testConfig.js";
 import { waitFor } from "../support/waitFor.js";
+import { useSweepWork } from "../daemon/janitorHarness.js";
 
 const fixture = useRedisServer();
+const sweepWork = useSweepWork(fixture);
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(cleanups.map((cleanup) => cleanup()));
@@ -55,20 +52,8 @@ describe("a graceful stop is not a failure", () => {
         return { key: `${prefix}:lease`, value: "me" };
       },
     };
-    const registry = new Registry();
-    const metrics = createJanitorMetrics(registry, "test");
-    const supervisor = new Supervisor({
-      groups: [groupConfig(first), groupConfig(`${prefix}:second`)],
-      redis: registerScripts(fixture.redis),
-      logger: pino({ level: "silent" }),
-      metrics,
-      intervalMs: 60_000,
-      batchSize: 10,
-      maxScriptMs: 2,
-      maxEntriesPerGroup: 100_000,
-      consumerName: "stream-janitor",
-      currentTerm: () => term,
-    });
+    const groups = [groupConfig(first), groupConfig(`${prefix}:second`)];
+    const { supervisor, registry } = sweepWork(prefix, groups, { sweep: { batchSize: 10 } });
 
     const results = (await supervisor.supervise(term)) ?? [];
 

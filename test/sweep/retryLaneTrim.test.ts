@@ -5,7 +5,6 @@ import { Supervisor } from "../../src/daemon/Supervisor.js";
 import { recordSweepEvents } from "../../src/daemon/recordEvents.js";
 import type { AdvisoryEvent } from "../../src/events/EventWriter.js";
 import type { LeaderTerm } from "../../src/lease/types.js";
-import { createJanitorMetrics } from "../../src/metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../../src/metrics/maintenanceMetrics.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { runTrimRetryLane } from "../../src/scripts/trimRetryLane.js";
@@ -39,7 +38,6 @@ async function leaderFor(group: ResolvedGroup) {
     groups: [group],
     redis: registerScripts(fixture.redis),
     logger,
-    metrics: createJanitorMetrics(registry, "test"),
     intervalMs: 60_000,
     batchSize: 100,
     maxScriptMs: 2,
