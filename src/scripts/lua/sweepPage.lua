@@ -78,7 +78,8 @@ Included when loaded (src/scripts/scriptedRedis.ts): includes/fence.lua, streamI
 metadata.lua, limits.lua, backoff.lua (shared), and the parts of this script, in the order they
 run: sweepIndex.lua (the dead-letter index), sweepCounts.lua (delivery counts), sweepCarried.lua
 (carried counts, backoff), sweepConsumers.lua (live consumers, reassign), sweepCopies.lua (what a
-copy holds), sweepActions.lua (one function per action), sweepRuns.lua (windows, runs, claims).
+copy holds), sweepActions.lua (one function per action), sweepRuns.lua (windows, runs, claims),
+sweepReply.lua (the reply).
 Each names what it uses from this file; this file keeps the arguments, the checks, the decision
 for each claimed entry (handle) and the loop over windows.
 
@@ -149,8 +150,10 @@ if #KEYS >= 10 then
 end
 
 local exists = {} -- key -> true, for the keys found of the wanted type
+local types = {} -- key -> its type: a key given twice (a requeue into the source) is read once
 local function checkType(key, wanted, mayBeMissing)
-  local keyType = redis.call('TYPE', key)['ok']
+  local keyType = types[key] or redis.call('TYPE', key)['ok']
+  types[key] = keyType
   if keyType == wanted then exists[key] = true end
   if keyType == wanted or (mayBeMissing and keyType == 'none') then return nil end
   if keyType == 'none' then return refuse('NOSTREAM', 'no such stream: ' .. key) end
@@ -250,9 +253,11 @@ local function handle(id, fields, entry)
   if activeOwners and activeOwners[entry[2]] and entry[3] >= claimIdle then
     fromActiveCount = fromActiveCount + 1
   end
-  local plain = true
+  -- `plain`: no field is named like a metadata field (every first incarnation). The copy of a
+  -- plain entry is its own fields table (a fresh reply table) with the metadata appended.
+  local plain, names = true, deadLetterNames
   for i = 1, fieldCount, 2 do
-    if deadLetterNames[fields[i]] then
+    if names[fields[i]] then
       plain = false
       break
     end
@@ -272,76 +277,20 @@ local function handle(id, fields, entry)
     reason = 'action'
   end
   if reason then
-    deadLetter(id, fields, fieldCount, entry, plain, originalId, deliveries, reason, forget)
+    if not plain then fields, fieldCount = ownFields(fields, deadLetterNames) end
+    return deadLetter(id, fields, fieldCount, entry, originalId, deliveries, reason, forget)
   elseif action == 'requeue' then
-    requeue(id, fields, fieldCount, plain, originalId, deliveries, forget)
-  else
-    reassign(id, entry)
+    if not plain then fields, fieldCount = ownFields(fields, requeueNames) end
+    return requeue(id, fields, fieldCount, originalId, deliveries, forget)
   end
+  return reassign(id, entry)
 end
 
 --- @include "sweepRuns"
+--- @include "sweepReply"
 
-------------------------------------------------------------------------------------------------
--- The windows, while the budget lasts.
-
-local loopStartedUs = nowUs()
-local windowSize = math.min(math.max(firstWindow, 1), maxExamined)
-while failure == nil do
-  local claimLimit = maxClaimed - claimedCount - oversizedCount
-  local examineLimit = maxExamined - result.examined
-  if claimLimit <= 0 or examineLimit <= 0 then break end
-  local size = math.min(windowSize, examineLimit)
-  local window = redis.call('XPENDING', source, group, cursor, '+', size + 1)
-  result.windows = result.windows + 1
-  if carriedKept and cursor == '0-0' and window[1] then
-    -- A pass starts at the oldest pending entry: every copy below it was acknowledged.
-    redis.call('ZREMRANGEBYLEX', carriedKey, '-', '(' .. padded(window[1][1]))
-  end
-  local examined, claimsEndedUs = sweepWindow(window, size, claimLimit)
-  result.examined = result.examined + examined
-  if examined < #window then
-    cursor = window[examined + 1][1]
-  else
-    cursor = '0-0'
-    break
-  end
-  -- The next window takes what the rest of the budget allows at the cost seen so far.
-  local now = claimsEndedUs or nowUs()
-  local leftUs = budgetUs - (now - startedUs)
-  local perEntryUs = (now - loopStartedUs) / math.max(result.examined, 1)
-  windowSize = math.min(10000, math.floor(leftUs / math.max(perEntryUs, 0.05)))
-  if windowSize < 16 then break end
-end
-
+sweepWindows()
 recordTouches()
--- The janitor's consumer owns nothing once the call is done; leaving it would show a phantom
--- consumer to every dashboard. Checked first, because DELCONSUMER discards pending entries.
-if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) == 0 then
-  redis.call('XGROUP', 'DELCONSUMER', source, group, janitor)
-end
+dropJanitorConsumer()
 
-result.claimed, result.requeued = claimedCount, requeuedCount
-result.claimedFromActiveConsumer = fromActiveCount
-result.deadLettersDropped = 0
-if deadLettersBefore then
-  -- Exact: nothing else runs meanwhile.
-  result.deadLettersDropped = deadLettersBefore + result.deadLetteredMaxDeliveries +
-    result.deadLetteredAction + result.deadLetteredMaxIdle - redis.call('XLEN', deadLetters)
-end
-trimIndexAfterCap(result.deadLettersDropped)
-result.deadLetterIndexed = indexing and 1 or 0
-local reply = {
-  'cursor', cursor, 'handedOff', handedOff, 'durationUs', nowUs() - startedUs,
-  'ghosts', ghosts, 'oversized', oversized, 'invalidCountIds', invalidCountIds,
-  'requeuedIds', requeuedIds, 'reassignedIds', reassignedIds, 'deadLetteredIds', deadLetteredIds,
-}
-for name, value in pairs(result) do
-  reply[#reply + 1] = name
-  reply[#reply + 1] = value
-end
-if failure then
-  reply[#reply + 1] = 'error'
-  reply[#reply + 1] = failure
-end
-return reply
+return sweepReply()

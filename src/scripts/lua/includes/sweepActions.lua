@@ -1,13 +1,14 @@
 -- sweepPage.lua's actions: each handles one claimed entry completely (written and acknowledged,
 -- handed off, or put back), and counts it. `entry` is the entry's XPENDING line from before the
--- claim: id, owner, idle time, deliveries. `n`: the number of values in `fields`. `plain`: no field of `fields` is named like a
--- metadata field (every first incarnation). `forget`: the record of the entry in the carried
--- counts, to remove once it is acknowledged (nil: none).
+-- claim: id, owner, idle time, deliveries. `fields`: the values of the copy's own fields (the
+-- entry's, without its metadata-named ones), `n` of them; the metadata is appended after them.
+-- `forget`: the record of the entry in the carried counts, to remove once it is acknowledged
+-- (nil: none).
 -- Uses, declared by sweepPage.lua before it: call, unpack, source, group, target, deadLetters,
--- result, the tallies (acks, records, forgotten, the id lists and their counts); touch,
--- pickConsumer (sweepConsumers); countTexts, countText (sweepCounts); padded, recordCopies
--- (sweepCarried); the templates and ownFields (sweepCopies); indexing, indexDeadLetter
--- (sweepIndex).
+-- originalStream, result, the tallies (acks, records, forgotten, the id lists and their counts);
+-- touch, pickConsumer (sweepConsumers); countTexts, countText (sweepCounts); padded,
+-- recordCopies (sweepCarried); the metadata positions, capped, deadLettersBefore
+-- (sweepCopies); indexing, indexDeadLetter (sweepIndex).
 
 -- Puts an entry back where it was: same owner, same idle time, same delivery count.
 local function restore(entry)
@@ -19,13 +20,12 @@ end
 -- Requeue (into the source, its requeueStream, or its retry lane): the copy carries the
 -- original's id and every delivery so far, and is recorded in the carried counts when they are
 -- kept; the original is acknowledged.
-local function requeue(id, fields, n, plain, originalId, deliveries, forget)
-  if not plain then fields, n = ownFields(fields, requeueNames) end
+local function requeue(id, fields, n, originalId, deliveries, forget)
   local count = countTexts[deliveries] or countText(deliveries)
-  local metadata = requeueMetadata
-  metadata[REQUEUED_ORIGINAL_ID] = originalId
-  metadata[REQUEUED_DELIVERY_COUNT] = count
-  for i = 1, requeueMetadataLength do fields[n + i] = metadata[i] end
+  local at = n + REQUEUED_ORIGINAL_ID
+  fields[at], fields[at + 1] = 'x-original-id', originalId
+  at = n + REQUEUED_DELIVERY_COUNT
+  fields[at], fields[at + 1] = 'x-delivery-count', count
   local copy = call('XADD', target, '*', unpack(fields, 1, n + requeueMetadataLength))
   ackCount = ackCount + 1
   acks[ackCount] = id
@@ -50,15 +50,22 @@ local DEAD_LETTER_TALLIES = {
 
 -- Dead-letter, for `reason`: the dead letter names where the entry came from, why, when and who
 -- held it last, and gets its index entry; the original is acknowledged.
-local function deadLetter(id, fields, n, entry, plain, originalId, deliveries, reason, forget)
-  if not plain then fields, n = ownFields(fields, deadLetterNames) end
-  local metadata = deadLetterMetadata
-  metadata[DEAD_ORIGINAL_ID] = originalId
-  metadata[DEAD_DELIVERY_COUNT] = countTexts[deliveries] or countText(deliveries)
-  metadata[DEAD_REASON] = reason
-  metadata[DEAD_LAST_CONSUMER] = entry[2]
+local function deadLetter(id, fields, n, entry, originalId, deliveries, reason, forget)
+  local at = n + DEAD_ORIGINAL_ID
+  fields[at], fields[at + 1] = 'x-original-id', originalId
+  at = n + DEAD_ORIGINAL_STREAM
+  fields[at], fields[at + 1] = 'x-original-stream', originalStream
+  at = n + DEAD_ORIGINAL_GROUP
+  fields[at], fields[at + 1] = 'x-original-group', group
+  at = n + DEAD_DELIVERY_COUNT
+  fields[at], fields[at + 1] = 'x-delivery-count', countTexts[deliveries] or countText(deliveries)
+  at = n + DEAD_REASON
+  fields[at], fields[at + 1] = 'x-dead-letter-reason', reason
+  at = n + DEAD_AT
+  fields[at], fields[at + 1] = 'x-dead-lettered-at', deadLetteredAt
+  at = n + DEAD_LAST_CONSUMER
+  fields[at], fields[at + 1] = 'x-last-consumer', entry[2]
   local length = n + deadLetterMetadataLength
-  for i = 1, deadLetterMetadataLength do fields[n + i] = metadata[i] end
   local written
   if capped then
     if not deadLettersBefore then deadLettersBefore = call('XLEN', deadLetters) end
@@ -66,7 +73,7 @@ local function deadLetter(id, fields, n, entry, plain, originalId, deliveries, r
   else
     written = call('XADD', deadLetters, '*', unpack(fields, 1, length))
   end
-  if indexing then indexDeadLetter(written, metadata, deadLetterMetadataLength) end
+  if indexing then indexDeadLetter(written, fields, n + 1, deadLetterMetadataLength) end
   ackCount = ackCount + 1
   acks[ackCount] = id
   if forget then
@@ -97,4 +104,12 @@ local function reassign(id, entry)
     reassignedIdCount = reassignedIdCount + 1
     reassignedIds[reassignedIdCount] = id
   end
+end
+
+-- Dead letters the cap removed during the call: XLEN before its first dead letter, plus the
+-- dead letters written, minus XLEN now. Exact: nothing else runs meanwhile.
+local function deadLettersDropped()
+  if not deadLettersBefore then return 0 end
+  return deadLettersBefore + result.deadLetteredMaxDeliveries + result.deadLetteredAction +
+    result.deadLetteredMaxIdle - redis.call('XLEN', deadLetters)
 end

@@ -9,7 +9,7 @@
 -- janitor's own claims must not pass for a sign of life: a consumer counts as live only if it was
 -- seen within minIdle AND after the janitor last touched it.
 -- Uses, declared by sweepPage.lua before it: source, group, janitor, touchesKey, minIdle,
--- rotation, action, startedUs, nowUs, unpack.
+-- rotation, action, startedUs, nowUs, unpack, claimedAny.
 
 local touched, touchedCount = {}, 0
 local function touch(consumer)
@@ -95,4 +95,12 @@ local function recordTouches()
   end
   redis.call(unpack(args))
   redis.call('PEXPIRE', touchesKey, 2 * minIdle + 1000)
+end
+
+-- The janitor's consumer owns nothing once the call is done; leaving it would show a phantom
+-- consumer to every dashboard. Checked first, because DELCONSUMER discards pending entries.
+local function dropJanitorConsumer()
+  if claimedAny and #redis.call('XPENDING', source, group, '-', '+', 1, janitor) == 0 then
+    redis.call('XGROUP', 'DELCONSUMER', source, group, janitor)
+  end
 end

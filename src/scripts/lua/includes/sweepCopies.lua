@@ -8,33 +8,29 @@
 -- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
 local maxFieldValues = 7900
 
--- A copy's metadata as name/value pairs in the order of `names`, with the values of `fixed` (the
--- same for every copy of the call), and where each value stands in it, by name: an entry's own
--- values are set there, the rest is never touched again.
-local function metadataTemplate(names, fixed)
-  local list, valueAt = {}, {}
-  for i, name in ipairs(names) do
-    list[2 * i - 1] = name
-    list[2 * i] = fixed[name] or ''
-    valueAt[name] = 2 * i
-  end
-  return list, valueAt, #list
+-- Where each metadata field stands in a copy, by name: its name at the returned position after
+-- the copy's own fields, its value right after (the include's order); and how many values the
+-- metadata adds. Each copy writes every name and value at its position: no per-entry loop, and
+-- no position written out by hand.
+local function positionsOf(names)
+  local at = {}
+  for i, name in ipairs(names) do at[name] = 2 * i - 1 end
+  return at, 2 * #names
 end
 
-local requeueMetadata, requeueValueAt, requeueMetadataLength = metadataTemplate(REQUEUE_METADATA, {})
-local deadLetterMetadata, deadLetterValueAt, deadLetterMetadataLength =
-  metadataTemplate(DEAD_LETTER_METADATA, {
-    ['x-original-stream'] = originalStream,
-    ['x-original-group'] = group,
-    ['x-dead-lettered-at'] = string.format('%d', math.floor(startedUs / 1000)),
-  })
--- The values each copy sets, by name (positions read once per call, kept as locals).
-local REQUEUED_ORIGINAL_ID = requeueValueAt['x-original-id']
-local REQUEUED_DELIVERY_COUNT = requeueValueAt['x-delivery-count']
-local DEAD_ORIGINAL_ID = deadLetterValueAt['x-original-id']
-local DEAD_DELIVERY_COUNT = deadLetterValueAt['x-delivery-count']
-local DEAD_REASON = deadLetterValueAt['x-dead-letter-reason']
-local DEAD_LAST_CONSUMER = deadLetterValueAt['x-last-consumer']
+local requeueAt, requeueMetadataLength = positionsOf(REQUEUE_METADATA)
+local deadLetterAt, deadLetterMetadataLength = positionsOf(DEAD_LETTER_METADATA)
+-- As locals, read once per call: an upvalue read per field written, no hash lookup per entry.
+local REQUEUED_ORIGINAL_ID = requeueAt['x-original-id']
+local REQUEUED_DELIVERY_COUNT = requeueAt['x-delivery-count']
+local DEAD_ORIGINAL_ID = deadLetterAt['x-original-id']
+local DEAD_ORIGINAL_STREAM = deadLetterAt['x-original-stream']
+local DEAD_ORIGINAL_GROUP = deadLetterAt['x-original-group']
+local DEAD_DELIVERY_COUNT = deadLetterAt['x-delivery-count']
+local DEAD_REASON = deadLetterAt['x-dead-letter-reason']
+local DEAD_AT = deadLetterAt['x-dead-lettered-at']
+local DEAD_LAST_CONSUMER = deadLetterAt['x-last-consumer']
+local deadLetteredAt = string.format('%d', math.floor(startedUs / 1000))
 
 -- The dead-letter names include the requeue names: an entry with none of them is `plain`, and
 -- its copy is its own fields table (a fresh reply table) with the metadata appended.

@@ -23,13 +23,13 @@ local function openIndex()
 end
 local indexing = openIndex()
 
--- The index entry of the dead letter `id`: its metadata pairs (`metadata`, `length` values), at
--- the dead letter's own id. Index ids come only from the dead-letter stream, in its order, so the
+-- The index entry of the dead letter `id`: its metadata pairs (`length` values of `list` from
+-- `first` on), at the dead letter's own id. Index ids come only from the dead-letter stream, in its order, so the
 -- XADD cannot fail but for a hand-made change (the dead-letter stream deleted and recreated with
 -- lower ids): then the index is dropped, to be built again (indexDeadLetters.lua), rather than
 -- left short; the dead letter stands either way.
-local function indexDeadLetter(id, metadata, length)
-  local added = redis.pcall('XADD', indexKey, id, unpack(metadata, 1, length))
+local function indexDeadLetter(id, list, first, length)
+  local added = redis.pcall('XADD', indexKey, id, unpack(list, first, first + length - 1))
   if type(added) == 'table' and added.err then
     redis.call('DEL', indexKey, indexStateKey)
     indexing = false

@@ -2,9 +2,11 @@
 -- entries next to each other, their claim (XAUTOCLAIM) and the bodies' read, each claimed entry
 -- handed to handle(), and the recovery from an unforeseen error.
 -- Uses, declared by sweepPage.lua before it: source, group, janitor, claimIdle, maxDeliveries,
--- backoff, action, result, handle, nowUs, unpack, NONE, the tallies (ghosts, acks, records,
--- forgotten and their counts), failure, claimedAny; activeOwners, activeOwnerSet,
--- liveConsumers (sweepConsumers); markWaiting (sweepCarried); restore (sweepActions).
+-- backoff, action, result, handle, nowUs, startedUs, unpack, NONE, cursor, the call's limits
+-- (maxClaimed, maxExamined, firstWindow, budgetUs), the tallies (claimedCount, oversizedCount,
+-- ghosts, acks, records, forgotten and their counts), failure, claimedAny; activeOwners, activeOwnerSet,
+-- liveConsumers (sweepConsumers); markWaiting, padded, carriedKept (sweepCarried); restore
+-- (sweepActions).
 
 -- The claimed entries of the last XAUTOCLAIM, and how many of them are handled.
 local claiming, handledCount = NONE, 0
@@ -242,4 +244,34 @@ local function sweepWindow(window, size, claimLimit)
   local endedUs = nowUs()
   result.claimUs = result.claimUs + endedUs - claimStartedUs
   return examined, endedUs
+end
+
+-- The windows, from the cursor on, while the call's limits and budget last: each window is as
+-- large as the rest of the budget allows at the cost per entry seen so far. Moves the cursor.
+local function sweepWindows()
+  local loopStartedUs = nowUs()
+  local windowSize = math.min(math.max(firstWindow, 1), maxExamined)
+  while failure == nil do
+    local claimLimit = maxClaimed - claimedCount - oversizedCount
+    local examineLimit = maxExamined - result.examined
+    if claimLimit <= 0 or examineLimit <= 0 then return end
+    local size = math.min(windowSize, examineLimit)
+    local window = redis.call('XPENDING', source, group, cursor, '+', size + 1)
+    result.windows = result.windows + 1
+    if carriedKept and cursor == '0-0' and window[1] then
+      -- A pass starts at the oldest pending entry: every copy below it was acknowledged.
+      redis.call('ZREMRANGEBYLEX', carriedKey, '-', '(' .. padded(window[1][1]))
+    end
+    local examined, claimsEndedUs = sweepWindow(window, size, claimLimit)
+    result.examined = result.examined + examined
+    if examined >= #window then
+      cursor = '0-0'
+      return
+    end
+    cursor = window[examined + 1][1]
+    local now = claimsEndedUs or nowUs()
+    local perEntryUs = (now - loopStartedUs) / math.max(result.examined, 1)
+    windowSize = math.min(10000, math.floor((budgetUs - (now - startedUs)) / math.max(perEntryUs, 0.05)))
+    if windowSize < 16 then return end
+  end
 end
