@@ -1,11 +1,12 @@
 import { Registry } from "prom-client";
 import type { JanitorConfig } from "../core/configTypes.js";
-import { createJanitor, namedConnections } from "../daemon/createJanitor.js";
+import { createJanitor, namedConnections, type Janitor } from "../daemon/createJanitor.js";
+import type { Logger } from "pino";
 import type { Supervisor } from "../daemon/Supervisor.js";
 import { createLogger } from "../logging/createLogger.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { detectCapabilities } from "../redis/detectCapabilities.js";
-import { toSummary, type GroupSummary } from "../sweep/GroupSweepResult.js";
+import { toSummary, type GroupSummary, type GroupSweepResult } from "../sweep/GroupSweepResult.js";
 import { discoverGroups } from "../discovery/discoverGroups.js";
 import { EXIT } from "./exitCodes.js";
 import type { Interruption } from "./Interruption.js";
@@ -29,19 +30,12 @@ function describeGroup(summary: GroupSummary): string {
 }
 
 /**
- * `stream-janitor sweep`: one pass over every group under the lease, then exit. With --json the
- * summary is the only thing on stdout (logs go to stderr).
+ * The janitor's parts as `run` builds them, on a registry nobody scrapes; `connections` collects
+ * every connection it opens, to close them at the end.
  */
-export async function runSweepCommand(
-  config: JanitorConfig,
-  options: { json: boolean; interruption: Interruption },
-): Promise<number> {
-  // Logs go to stderr, with or without --json: stdout carries the summary only.
-  const logger = createLogger(config.log.level, process.stderr);
+function buildJanitor(config: JanitorConfig, logger: Logger, connections: RedisClient[]): Janitor {
   const open = namedConnections(config, logger);
-  const connections: RedisClient[] = [];
-  // The same parts as `run` builds, on a registry nobody scrapes.
-  const janitor = createJanitor(config, {
+  return createJanitor(config, {
     logger,
     registry: new Registry(),
     version: readVersion(),
@@ -51,6 +45,39 @@ export async function runSweepCommand(
       return client;
     },
   });
+}
+
+/** Says on stderr who holds the lease this sweep could not take. */
+async function reportLeaseHeld(config: JanitorConfig, janitor: Janitor): Promise<void> {
+  const holder = await janitor.lease.holder().catch(() => "unknown" as const);
+  const who =
+    holder === undefined || holder === "unknown"
+      ? "another process (it left no holder record)"
+      : `another process: ${holder.host} (pid ${holder.pid}, fencing token ${holder.fencingToken})`;
+  process.stderr.write(
+    `stream-janitor: the lease ${config.lease.key} is held by ${who}; not sweeping\n`,
+  );
+}
+
+/** The pass's summary on stdout: one JSON document, or a line per group. */
+function printSummary(results: readonly GroupSweepResult[], json: boolean): void {
+  const summary = { groups: results.map(toSummary) };
+  if (json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else for (const group of summary.groups) process.stdout.write(`${describeGroup(group)}\n`);
+}
+
+/**
+ * `stream-janitor sweep`: one pass over every group under the lease, then exit. With --json the
+ * summary is the only thing on stdout (logs go to stderr).
+ */
+export async function runSweepCommand(
+  config: JanitorConfig,
+  options: { json: boolean; interruption: Interruption },
+): Promise<number> {
+  // Logs go to stderr, with or without --json: stdout carries the summary only.
+  const logger = createLogger(config.log.level, process.stderr);
+  const connections: RedisClient[] = [];
+  const janitor = buildJanitor(config, logger, connections);
   const { sweepRedis, lease } = janitor;
   let supervisor: Supervisor | undefined;
   // A signal stops the sweep at a page boundary; the caller then exits 130 or 143.
@@ -61,14 +88,7 @@ export async function runSweepCommand(
     await detectCapabilities(sweepRedis);
     const term = await lease.tryAcquireOnce();
     if (term === undefined) {
-      const holder = await lease.holder().catch(() => "unknown" as const);
-      const who =
-        holder === undefined || holder === "unknown"
-          ? "another process (it left no holder record)"
-          : `another process: ${holder.host} (pid ${holder.pid}, fencing token ${holder.fencingToken})`;
-      process.stderr.write(
-        `stream-janitor: the lease ${config.lease.key} is held by ${who}; not sweeping\n`,
-      );
+      await reportLeaseHeld(config, janitor);
       return EXIT.leaseHeld;
     }
     supervisor = janitor.createSweepWork(
@@ -78,9 +98,7 @@ export async function runSweepCommand(
     // Interrupted before the first page: nothing swept, every group reported as not complete.
     if (signal.aborted) void supervisor.stop();
     const results = (await supervisor.supervise(term)) ?? [];
-    const summary = { groups: results.map(toSummary) };
-    if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-    else for (const group of summary.groups) process.stdout.write(`${describeGroup(group)}\n`);
+    printSummary(results, options.json);
     // Interrupted groups carry no error: stopping is not failing.
     return results.some((result) => result.error !== undefined) ? EXIT.failure : EXIT.ok;
   } catch (error) {

@@ -38,6 +38,68 @@ function round(value: number): string {
   return String(Math.round(value * 10) / 10);
 }
 
+type Labels = Readonly<Record<string, string>>;
+
+/** The exposition at `httpUrl`/metrics, or undefined (said on the printer) when it cannot. */
+async function scrape(printer: Printer, httpUrl: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${httpUrl}/metrics`, {
+      signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS),
+    });
+    return await response.text();
+  } catch (error) {
+    printer.line("metrics", `could not scrape ${httpUrl}/metrics: ${errorMessage(error)}`);
+    return undefined;
+  }
+}
+
+/** Reads one exposition: samples, counters (no sample: 0), gauges with a Redis fallback. */
+class ExpositionReader {
+  /** Some gauge had no sample and was read from Redis. */
+  fellBack = false;
+  constructor(private readonly exposition: string) {}
+
+  sample(name: string, labels: Labels = GROUP_LABELS): number | undefined {
+    return sumSamples(this.exposition, `stream_janitor_${name}`, labels);
+  }
+
+  /** A counter that never moved has no sample yet, which means 0. */
+  total(name: string, labels: Labels = GROUP_LABELS): string {
+    return round(this.sample(`${name}_total`, labels) ?? 0);
+  }
+
+  /** The gauge's sample, or `direct` read from Redis and marked with `*`. */
+  async gauge(
+    name: string,
+    direct: () => Promise<unknown>,
+    labels: Labels = GROUP_LABELS,
+  ): Promise<string> {
+    const value = this.sample(name, labels);
+    if (value !== undefined) return round(value);
+    this.fellBack = true;
+    return `${String(await direct().catch(() => "?"))}*`;
+  }
+}
+
+/** The gauges the digest shows, each from /metrics or else from Redis. */
+async function readGauges(reader: ExpositionReader, redis: Redis) {
+  const pending = await reader.gauge("pending_entries", async () => {
+    const summary = await redis.call("XPENDING", DEMO_STREAM, DEMO_GROUP);
+    return Array.isArray(summary) ? Number(summary[0]) : "?";
+  });
+  const length = await reader.gauge("stream_length_entries", () => redis.xlen(DEMO_STREAM), {
+    stream: DEMO_STREAM,
+  });
+  const deadLetters = await reader.gauge("dead_letter_length_entries", () =>
+    redis.xlen(DEMO_DEAD_LETTER_STREAM),
+  );
+  const laneLength = (lane: string, labels: Labels) =>
+    reader.gauge("retry_lane_length_entries", () => redis.xlen(lane), labels);
+  const billingLane = await laneLength(DEMO_BILLING_LANE, GROUP_LABELS);
+  const auditLane = await laneLength(DEMO_AUDIT_LANE, AUDIT_LABELS);
+  return { pending, length, deadLetters, billingLane, auditLane };
+}
+
 /**
  * Scrapes /metrics the way Prometheus would and prints what an operator looks at first. A gauge
  * with no sample (this replica has not collected it) is read from Redis instead and marked, so
@@ -49,49 +111,13 @@ export async function printDigest(
   redis: Redis,
   title: string,
 ): Promise<void> {
-  let exposition: string;
-  try {
-    const response = await fetch(`${httpUrl}/metrics`, {
-      signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS),
-    });
-    exposition = await response.text();
-  } catch (error) {
-    printer.line("metrics", `could not scrape ${httpUrl}/metrics: ${errorMessage(error)}`);
-    return;
-  }
-  const sample = (name: string, labels: Readonly<Record<string, string>> = GROUP_LABELS) =>
-    sumSamples(exposition, `stream_janitor_${name}`, labels);
-  // A counter that never moved has no sample yet, which means 0.
-  const total = (name: string, labels = GROUP_LABELS): string =>
-    round(sample(`${name}_total`, labels) ?? 0);
-  let fellBack = false;
-  const gauge = async (
-    name: string,
-    direct: () => Promise<unknown>,
-    labels: Readonly<Record<string, string>> = GROUP_LABELS,
-  ): Promise<string> => {
-    const value = sample(name, labels);
-    if (value !== undefined) return round(value);
-    fellBack = true;
-    return `${String(await direct().catch(() => "?"))}*`;
-  };
-
-  const pending = await gauge("pending_entries", async () => {
-    const summary = await redis.call("XPENDING", DEMO_STREAM, DEMO_GROUP);
-    return Array.isArray(summary) ? Number(summary[0]) : "?";
-  });
-  const length = await gauge("stream_length_entries", () => redis.xlen(DEMO_STREAM), {
-    stream: DEMO_STREAM,
-  });
-  const deadLetters = await gauge("dead_letter_length_entries", () =>
-    redis.xlen(DEMO_DEAD_LETTER_STREAM),
-  );
-  const laneLength = (lane: string, labels: Readonly<Record<string, string>>) =>
-    gauge("retry_lane_length_entries", () => redis.xlen(lane), labels);
-  const billingLane = await laneLength(DEMO_BILLING_LANE, GROUP_LABELS);
-  const auditLane = await laneLength(DEMO_AUDIT_LANE, AUDIT_LABELS);
-  const maxIdle = sample("pending_max_idle_seconds");
-  const lag = sample("lag_entries");
+  const exposition = await scrape(printer, httpUrl);
+  if (exposition === undefined) return;
+  const reader = new ExpositionReader(exposition);
+  const { pending, length, deadLetters, billingLane, auditLane } = await readGauges(reader, redis);
+  const maxIdle = reader.sample("pending_max_idle_seconds");
+  const lag = reader.sample("lag_entries");
+  const total = (name: string, labels?: Labels): string => reader.total(name, labels);
 
   printer.line("metrics", `${title}, scraped from ${httpUrl}/metrics:`);
   printer.detail(
@@ -114,7 +140,7 @@ export async function printDigest(
       `${billingLane}, ${auditLane}`,
   );
   printer.detail(
-    `dead-letter stream length ${deadLetters}, leader ${round(sample("leader", {}) ?? 0)}`,
+    `dead-letter stream length ${deadLetters}, leader ${round(reader.sample("leader", {}) ?? 0)}`,
   );
-  if (fellBack) printer.detail("* no sample on /metrics (yet): read from Redis directly");
+  if (reader.fellBack) printer.detail("* no sample on /metrics (yet): read from Redis directly");
 }

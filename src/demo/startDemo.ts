@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { Logger } from "pino";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { readVersion } from "../commands/readVersion.js";
 import { startDaemon } from "../daemon/startDaemon.js";
@@ -34,6 +35,118 @@ export interface RunningDemo {
   stop(): Promise<void>;
 }
 
+type RedisHandle = Awaited<ReturnType<typeof provideRedis>>;
+type Cast = Parameters<typeof playScene>[0];
+
+/** A client of the demo's server named after its actor, saying each connection error once. */
+function demoClient(redis: RedisHandle, printer: Printer, name: string): Redis {
+  const client = new Redis(redis.url, {
+    protocol: 2,
+    connectionName: `stream-janitor-demo:${name}`,
+    maxRetriesPerRequest: 1,
+  });
+  let lastError = "";
+  client.on("error", (error: Error) => {
+    // ioredis repeats a connection error on every reconnect attempt; say it once.
+    if (error.message !== lastError) printer.line(name, `redis error: ${error.message}`);
+    lastError = error.message;
+  });
+  return client;
+}
+
+/** The server (started, or found by the environment), with its teardown. */
+async function bringUpRedis(
+  env: NodeJS.ProcessEnv,
+  printer: Printer,
+  teardown: TeardownStack,
+): Promise<RedisHandle> {
+  const redis = await provideRedis(env);
+  teardown.push("redis-server", async () => {
+    await redis.stop();
+    if (redis.owned) {
+      printer.line(
+        "redis",
+        `stopped redis-server (pid ${String(redis.pid)}), removed its directory`,
+      );
+    }
+  });
+  printer.line("redis", redis.description);
+  return redis;
+}
+
+/** The daemon in this process, or the one at `janitorUrl`; returns its HTTP address. */
+async function bringUpJanitor(
+  config: JanitorConfig,
+  start: { logger: Logger; onFatal: (error: unknown) => void; janitorUrl: string | undefined },
+  printer: Printer,
+  teardown: TeardownStack,
+): Promise<string> {
+  let httpUrl: string;
+  if (start.janitorUrl === undefined) {
+    const daemon = await startDaemon(config, {
+      logger: start.logger,
+      version: readVersion(),
+      onFatal: start.onFatal,
+    });
+    teardown.push("daemon", () => daemon.stop());
+    httpUrl = daemon.httpUrl;
+    printer.line("demo", `stream-janitor runs in this process: ${janitorSettings(config)}`);
+  } else {
+    httpUrl = start.janitorUrl;
+    printer.line("demo", `stream-janitor runs at ${httpUrl} and ${janitorSettings(config)}`);
+  }
+  printer.line("demo", `Prometheus metrics at ${httpUrl}/metrics; try:`);
+  printer.detail(`curl -s ${httpUrl}/metrics | grep '^stream_janitor_'`);
+  return httpUrl;
+}
+
+/** The actors, each on its own connection, with their teardowns. */
+function castActors(
+  connect: (name: string) => Redis,
+  admin: Redis,
+  printer: Printer,
+  teardown: TeardownStack,
+): Cast {
+  const cast = {
+    producer: new Producer("producer", connect("producer"), printer),
+    goodConsumer: new GoodConsumer("consumer-1", connect("consumer-1"), printer),
+    poisonConsumer: new PoisonConsumer(connect("consumer-3"), printer),
+    deadLetters: new DeadLetterWatcher(connect("dead-letters"), printer),
+    crashingRedis: connect("consumer-2"),
+    auditor: new AuditConsumer("auditor-2", connect("auditor-2"), printer),
+    crashingAuditorRedis: connect("auditor-1"),
+    admin,
+  };
+  // The producer stops first, so nothing new arrives unread; then the readers, together, since
+  // each may be waiting out a short blocking read.
+  teardown.push("actors", async () => {
+    await cast.producer.stop();
+    const readers = [cast.goodConsumer, cast.poisonConsumer, cast.auditor, cast.deadLetters];
+    await Promise.all(readers.map((actor) => actor.stop()));
+  });
+  // consumer-2 normally closes its own connection when it "crashes"; this covers a stop before.
+  teardown.push("consumer-2", () => cast.crashingRedis.disconnect());
+  teardown.push("auditor-1", () => cast.crashingAuditorRedis.disconnect());
+  return cast;
+}
+
+/** The digests every DIGEST_EVERY_MS, then the scene, with their teardowns. */
+function startShow(cast: Cast, httpUrl: string, printer: Printer, teardown: TeardownStack): void {
+  const digests = setInterval(() => {
+    void printDigest(printer, httpUrl, cast.admin, "digest").catch(() => undefined);
+  }, DIGEST_EVERY_MS);
+  teardown.push("digests", () => clearInterval(digests));
+  const sceneController = new AbortController();
+  const scene = playScene(cast, printer, sceneController.signal).catch((error: unknown) => {
+    if (!sceneController.signal.aborted)
+      printer.line("demo", `scene failed: ${errorMessage(error)}`);
+  });
+  teardown.push("scene", async () => {
+    sceneController.abort();
+    await scene;
+  });
+}
+
 /**
  * Brings the demo up: Redis, the stream and group, the daemon (in-process, exactly as
  * `stream-janitor run` would start it, unless `janitorUrl` names one running elsewhere), the
@@ -49,31 +162,8 @@ export async function startDemo(
   const logger = createLogger("info", janitorLogDestination(printer));
   const teardown = new TeardownStack(logger);
   try {
-    const redis = await provideRedis(env);
-    teardown.push("redis-server", async () => {
-      await redis.stop();
-      if (redis.owned) {
-        printer.line(
-          "redis",
-          `stopped redis-server (pid ${String(redis.pid)}), removed its directory`,
-        );
-      }
-    });
-    printer.line("redis", redis.description);
-    const connect = (name: string): Redis => {
-      const client = new Redis(redis.url, {
-        protocol: 2,
-        connectionName: `stream-janitor-demo:${name}`,
-        maxRetriesPerRequest: 1,
-      });
-      let lastError = "";
-      client.on("error", (error: Error) => {
-        // ioredis repeats a connection error on every reconnect attempt; say it once.
-        if (error.message !== lastError) printer.line(name, `redis error: ${error.message}`);
-        lastError = error.message;
-      });
-      return client;
-    };
+    const redis = await bringUpRedis(env, printer, teardown);
+    const connect = (name: string): Redis => demoClient(redis, printer, name);
     const admin = connect("admin");
     teardown.push("admin", () => admin.quit());
     try {
@@ -84,57 +174,16 @@ export async function startDemo(
         `cannot use the Redis at ${maskRedisUrl(redis.url)}: ${errorMessage(error)}`,
       );
     }
-
     const config = demoConfig(redis.url, await chooseHttpPort());
-    let httpUrl: string;
-    if (janitorUrl === undefined) {
-      const daemon = await startDaemon(config, { logger, version: readVersion(), onFatal });
-      teardown.push("daemon", () => daemon.stop());
-      httpUrl = daemon.httpUrl;
-      printer.line("demo", `stream-janitor runs in this process: ${janitorSettings(config)}`);
-    } else {
-      httpUrl = janitorUrl;
-      printer.line("demo", `stream-janitor runs at ${janitorUrl} and ${janitorSettings(config)}`);
-    }
-    printer.line("demo", `Prometheus metrics at ${httpUrl}/metrics; try:`);
-    printer.detail(`curl -s ${httpUrl}/metrics | grep '^stream_janitor_'`);
+    const httpUrl = await bringUpJanitor(
+      config,
+      { logger, onFatal, janitorUrl },
+      printer,
+      teardown,
+    );
+    // Stopped after the actors: it shows where they left things.
     teardown.push("final digest", () => printDigest(printer, httpUrl, admin, "final digest"));
-
-    const cast = {
-      producer: new Producer("producer", connect("producer"), printer),
-      goodConsumer: new GoodConsumer("consumer-1", connect("consumer-1"), printer),
-      poisonConsumer: new PoisonConsumer(connect("consumer-3"), printer),
-      deadLetters: new DeadLetterWatcher(connect("dead-letters"), printer),
-      crashingRedis: connect("consumer-2"),
-      auditor: new AuditConsumer("auditor-2", connect("auditor-2"), printer),
-      crashingAuditorRedis: connect("auditor-1"),
-      admin,
-    };
-    // The producer stops first, so nothing new arrives unread; then the readers, together, since
-    // each may be waiting out a short blocking read.
-    teardown.push("actors", async () => {
-      await cast.producer.stop();
-      const readers = [cast.goodConsumer, cast.poisonConsumer, cast.auditor, cast.deadLetters];
-      await Promise.all(readers.map((actor) => actor.stop()));
-    });
-    // consumer-2 normally closes its own connection when it "crashes"; this covers a stop before.
-    teardown.push("consumer-2", () => cast.crashingRedis.disconnect());
-    teardown.push("auditor-1", () => cast.crashingAuditorRedis.disconnect());
-
-    const digests = setInterval(() => {
-      void printDigest(printer, httpUrl, admin, "digest").catch(() => undefined);
-    }, DIGEST_EVERY_MS);
-    teardown.push("digests", () => clearInterval(digests));
-
-    const sceneController = new AbortController();
-    const scene = playScene(cast, printer, sceneController.signal).catch((error: unknown) => {
-      if (!sceneController.signal.aborted)
-        printer.line("demo", `scene failed: ${errorMessage(error)}`);
-    });
-    teardown.push("scene", async () => {
-      sceneController.abort();
-      await scene;
-    });
+    startShow(castActors(connect, admin, printer, teardown), httpUrl, printer, teardown);
     return { stop: () => teardown.run() };
   } catch (error) {
     await teardown.run();

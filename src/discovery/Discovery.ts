@@ -115,9 +115,23 @@ export class Discovery {
     if (this.loop.signal.aborted) return undefined;
     const config = this.config;
     const startedAt = this.now();
-    let scan: DiscoveryScan;
+    const scan = await this.scan(config);
+    // A reload during the scan: its result answers the old patterns; the reload queued a new one.
+    if (scan === undefined || config !== this.config) return scan;
+    this.metrics.scanDurationSeconds.set((this.now() - startedAt) / 1000);
+    this.metrics.streamsMatched.set(scan.streamsMatched);
+    this.reportLeftOut(scan, config);
+    this.discovered = scan.discovered;
+    this.logChange(this.install());
+    return scan;
+  }
+
+  /** One scan of the patterns; undefined when it failed (counted, logged once per message). */
+  private async scan(config: DiscoveryInput): Promise<DiscoveryScan | undefined> {
     try {
-      scan = await scanDiscoverPatterns(this.options.nodes, config, this.options.follow);
+      const scan = await scanDiscoverPatterns(this.options.nodes, config, this.options.follow);
+      this.lastFailure = "";
+      return scan;
     } catch (error) {
       this.metrics.scanFailures.inc();
       const message = error instanceof Error ? error.message : String(error);
@@ -130,32 +144,9 @@ export class Discovery {
       this.lastFailure = message;
       return undefined;
     }
-    this.lastFailure = "";
-    // A reload during the scan: its result answers the old patterns; the reload queued a new one.
-    if (config !== this.config) return scan;
-    this.metrics.scanDurationSeconds.set((this.now() - startedAt) / 1000);
-    this.metrics.streamsMatched.set(scan.streamsMatched);
-    this.reportLeftOut(scan, config);
-    this.discovered = scan.discovered;
-    const change = this.install();
-    if (change !== undefined && (change.added.length > 0 || change.removed.length > 0)) {
-      const ids = (groups: readonly ResolvedGroup[]): string[] =>
-        groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
-      this.log.info(
-        {
-          discovered: this.discovered.length,
-          addedCount: change.added.length,
-          removedCount: change.removed.length,
-          added: ids(change.added),
-          removed: ids(change.removed),
-        },
-        "discovered groups changed",
-      );
-    }
-    return scan;
   }
 
-  /** Groups a scan left out (over discovery.maxGroups, or a role collision): counted and said. */
+  /** Groups the scan found but left out: over discovery.maxGroups, or refused for their keys. */
   private reportLeftOut(scan: DiscoveryScan, config: DiscoveryInput): void {
     for (const [pattern, count] of scan.overCap) {
       this.metrics.overCap.inc({ pattern }, count);
@@ -179,6 +170,23 @@ export class Discovery {
       );
     }
     this.lastRefused = refused;
+  }
+
+  /** Logs a change of the discovered groups (not every scan's unchanged result). */
+  private logChange(change: GroupChange | undefined): void {
+    if (change === undefined || (change.added.length === 0 && change.removed.length === 0)) return;
+    const ids = (groups: readonly ResolvedGroup[]): string[] =>
+      groups.slice(0, MAX_LOGGED_IDS).map((group) => group.id);
+    this.log.info(
+      {
+        discovered: this.discovered.length,
+        addedCount: change.added.length,
+        removedCount: change.removed.length,
+        added: ids(change.added),
+        removed: ids(change.removed),
+      },
+      "discovered groups changed",
+    );
   }
 
   private install(): GroupChange | undefined {

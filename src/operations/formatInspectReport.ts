@@ -1,6 +1,7 @@
 import { alignTable } from "./alignTable.js";
 import { formatDuration } from "./formatDuration.js";
-import type { GroupInspection, InspectReport } from "./inspectReport.js";
+import type { GroupInspection } from "./inspectGroup.js";
+import type { InspectReport } from "./inspectReport.js";
 
 const HEADER = [
   "STREAM",

@@ -90,6 +90,36 @@ async function purgeRange(
   }
 }
 
+/** Every dead letter of the group (and reason) still there, whether it may go or not. */
+async function countAll(
+  redis: ScriptedRedis,
+  group: ResolvedGroup,
+  options: PurgeOptions,
+  pageSize: number,
+): Promise<number> {
+  const all = await purgeRange(redis, group, "+", options.reason, true, pageSize, undefined);
+  return all.selected;
+}
+
+/**
+ * The last id the purge may reach: the dead-letter stream's last one, or the olderThanMs cutoff
+ * before it; "empty" without dead letters, "before-epoch" when the cutoff is before 0.
+ */
+async function purgeEnd(
+  redis: ScriptedRedis,
+  group: ResolvedGroup,
+  olderThanMs: number | undefined,
+): Promise<{ endId: string } | "empty" | "before-epoch"> {
+  const lastId = await lastDeadLetterId(redis, group);
+  if (lastId === undefined) return "empty";
+  if (olderThanMs === undefined) return { endId: lastId };
+  // XRANGE reads a bare millisecond end as `<ms>-<max seq>`: every id of that millisecond.
+  const cutoffMs = (await redisNowMs(redis)) - olderThanMs;
+  if (cutoffMs < 0) return "before-epoch";
+  const cutoff = `${cutoffMs}-${MAX_ID_PART}`;
+  return { endId: compareStreamIds(cutoff, lastId) < 0 ? cutoff : lastId };
+}
+
 /**
  * Deletes the group's dead letters (of one reason, older than a threshold, or by id), one script
  * call per page (scripts/purgeDeadLetters.lua). Dead letters of other groups sharing the
@@ -106,8 +136,8 @@ export async function purgeDeadLetters(
   const { ids } = options;
   const unknown = (range: PurgeRange) =>
     ids === undefined ? {} : { unknownIds: range.unknownIds };
-  const lastId = await lastDeadLetterId(redis, group);
-  if (lastId === undefined) {
+  const end = await purgeEnd(redis, group, options.olderThanMs);
+  if (end === "empty") {
     return {
       purged: 0,
       remaining: 0,
@@ -115,28 +145,46 @@ export async function purgeDeadLetters(
       ...(ids && { unknownIds: [...distinctIds(ids)] }),
     };
   }
-  let endId = lastId;
-  if (options.olderThanMs !== undefined) {
-    // XRANGE reads a bare millisecond end as `<ms>-<max seq>`: every id of that millisecond.
-    const cutoffMs = (await redisNowMs(redis)) - options.olderThanMs;
-    if (cutoffMs < 0) return { purged: 0, remaining: await countAll(), dryRun: options.dryRun };
-    const cutoff = `${cutoffMs}-${MAX_ID_PART}`;
-    if (compareStreamIds(cutoff, lastId) < 0) endId = cutoff;
+  if (end === "before-epoch") {
+    return {
+      purged: 0,
+      remaining: await countAll(redis, group, options, pageSize),
+      dryRun: options.dryRun,
+    };
   }
+  const { endId } = end;
   const dry = await purgeRange(redis, group, endId, options.reason, true, pageSize, undefined, ids);
   if (options.dryRun) {
     return {
       purged: dry.deleted,
-      remaining: (await countAll()) - dry.deleted,
+      remaining: (await countAll(redis, group, options, pageSize)) - dry.deleted,
       dryRun: true,
       ...dry.heldBack.field(),
       ...unknown(dry),
     };
   }
-  options.progress?.start(dry.deleted);
-  let done: PurgeRange;
+  const range = { endId, expected: dry.deleted, pageSize };
+  const done = await purgeWithProgress(redis, group, range, options);
+  return {
+    purged: done.deleted,
+    remaining: await countAll(redis, group, options, pageSize),
+    dryRun: false,
+    ...done.heldBack.field(),
+    ...unknown(done),
+  };
+}
+
+/** The purge itself, its progress bar started at `expected` (the dry run's) and stopped after. */
+async function purgeWithProgress(
+  redis: ScriptedRedis,
+  group: ResolvedGroup,
+  range: { endId: string; expected: number; pageSize: number },
+  options: PurgeOptions,
+): Promise<PurgeRange> {
+  const { endId, expected, pageSize } = range;
+  options.progress?.start(expected);
   try {
-    done = await purgeRange(
+    return await purgeRange(
       redis,
       group,
       endId,
@@ -144,23 +192,10 @@ export async function purgeDeadLetters(
       false,
       pageSize,
       options.progress,
-      ids,
+      options.ids,
       options.signal,
     );
   } finally {
     options.progress?.stop();
-  }
-  return {
-    purged: done.deleted,
-    remaining: await countAll(),
-    dryRun: false,
-    ...done.heldBack.field(),
-    ...unknown(done),
-  };
-
-  /** Every dead letter of the group (and reason) still there, whether it may go or not. */
-  async function countAll(): Promise<number> {
-    const all = await purgeRange(redis, group, "+", options.reason, true, pageSize, undefined);
-    return all.selected;
   }
 }

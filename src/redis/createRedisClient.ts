@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "pino";
 import { endpointOptions, type RedisEndpointSettings } from "./connectionOptions.js";
 import { withAclAdvice } from "./aclAdvice.js";
@@ -36,16 +36,13 @@ const FAILED = "redis connection error";
 /** A replica (the old primary, after a failover) answers writes with READONLY. */
 const READONLY = /^READONLY\b/u;
 
-/**
- * The one place connections are made: every connection of the product (sweep, metrics, lease,
- * and through ioredis the Sentinel ones) gets the same TLS material, ACL user and topology.
- * Everything else takes the client it is given, and every script declares all its keys.
- */
-export function createRedisClient(options: RedisClientOptions): Redis {
-  const isTls = options.url.startsWith("rediss://");
-  const maxRetryDelayMs = options.mode === "sentinel" ? 400 : 2000;
-  const endpoint = endpointOptions(options);
-  const client = new Redis({
+/** ioredis' options for one connection of the product (timeouts, retries, failover). */
+function ioredisOptions(
+  options: RedisClientOptions,
+  endpoint: ReturnType<typeof endpointOptions>,
+  maxRetryDelayMs: number,
+): RedisOptions {
+  return {
     ...endpoint,
     connectionName: options.connectionName,
     // CLIENT SETINFO (7.2+) is not in the least-privilege ACL: denied, it would fill ACL LOG.
@@ -65,9 +62,93 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     // the Sentinels again. The failed command is not resent (a page is simply swept next time).
     reconnectOnError: (error: Error) => READONLY.test(error.message),
     enableOfflineQueue: true,
+  };
+}
+
+/** What a connection knows of its trouble since it was last ready. */
+interface Trouble {
+  /** The TLS problem behind its failures, if one was seen. */
+  tlsProblem: string | undefined;
+  /** The last error logged (without ioredis' growing retry delay); "" once ready. */
+  lastErrorLogged: string;
+}
+
+/** The TLS problem an error shows, if any (Sentinel's, the handshake's, a reset before ready). */
+function tlsProblemOf(
+  error: Error,
+  client: Redis,
+  isTls: boolean,
+  sentinelTls: SentinelTlsProbe | undefined,
+  trouble: Trouble,
+): string | undefined {
+  // "All sentinels are unreachable ... Connection is closed": say why, if it was TLS.
+  const sentinelProblem = UNREACHABLE_SENTINELS.test(error.message)
+    ? sentinelTls?.tlsProblem
+    : undefined;
+  if (sentinelProblem !== undefined) error.message = `${sentinelProblem} (${error.message})`;
+  // Kept for the operator-facing explanation of later failures (/readyz, start-up, sweep).
+  recordConnectionError(client, error);
+  // "connect": the socket (and TLS) is up but the connection was never ready.
+  const resetBeforeReady = isTls && client.status === "connect" && trouble.tlsProblem === undefined;
+  return (
+    sentinelProblem ??
+    describeTlsError(error) ??
+    (resetBeforeReady ? describeResetAfterHandshake(error) : undefined)
+  );
+}
+
+/**
+ * Logs a connection's errors, each distinct one once (reconnect loops repeat the same error
+ * many times a second; the retry delay in ioredis' Sentinel message, "Retrying from scratch
+ * after 40ms", grows with every round: it does not make the error a new one), and its recovery.
+ */
+function logTrouble(
+  client: Redis,
+  options: RedisClientOptions,
+  sentinelTls: SentinelTlsProbe | undefined,
+  trouble: Trouble,
+): void {
+  const isTls = options.url.startsWith("rediss://");
+  client.on("error", (error: Error) => {
+    const tls = tlsProblemOf(error, client, isTls, sentinelTls, trouble);
+    trouble.tlsProblem = tls ?? trouble.tlsProblem;
+    const problems = options.problems;
+    if (problems !== undefined) {
+      const fields = tls === undefined ? {} : { tls };
+      problems.failed(options.connectionName, error, client, { msg: tls ?? FAILED, fields });
+      return;
+    }
+    const errorKey = error.message.replace(RETRY_DELAY, "after <delay>");
+    if (errorKey === trouble.lastErrorLogged) return;
+    trouble.lastErrorLogged = errorKey;
+    options.logger.warn(
+      { connection: options.connectionName, err: error, ...(tls === undefined ? {} : { tls }) },
+      tls ?? FAILED,
+    );
   });
-  let tlsProblem: string | undefined;
-  explainFailures(client, () => tlsProblem);
+  client.on("ready", () => {
+    clearConnectionError(client);
+    options.problems?.ready(options.connectionName);
+    if (trouble.lastErrorLogged !== "") {
+      options.logger.info({ connection: options.connectionName }, "redis connection restored");
+    }
+    trouble.lastErrorLogged = "";
+    trouble.tlsProblem = undefined;
+    sentinelTls?.clear();
+  });
+}
+
+/**
+ * The one place connections are made: every connection of the product (sweep, metrics, lease,
+ * and through ioredis the Sentinel ones) gets the same TLS material, ACL user and topology.
+ * Everything else takes the client it is given, and every script declares all its keys.
+ */
+export function createRedisClient(options: RedisClientOptions): Redis {
+  const maxRetryDelayMs = options.mode === "sentinel" ? 400 : 2000;
+  const endpoint = endpointOptions(options);
+  const client = new Redis(ioredisOptions(options, endpoint, maxRetryDelayMs));
+  const trouble: Trouble = { tlsProblem: undefined, lastErrorLogged: "" };
+  explainFailures(client, () => trouble.tlsProblem);
   reconnectWhenAbandoned(client, {
     connectionName: options.connectionName,
     logger: options.logger,
@@ -80,49 +161,7 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   if (sentinelTls !== undefined) {
     client.on("sentinelError", (error: Error) => sentinelTls.onSentinelError(error));
   }
-  let lastErrorLogged = "";
-  client.on("error", (error: Error) => {
-    // "All sentinels are unreachable ... Connection is closed": say why, if it was TLS.
-    const sentinelProblem = UNREACHABLE_SENTINELS.test(error.message)
-      ? sentinelTls?.tlsProblem
-      : undefined;
-    if (sentinelProblem !== undefined) error.message = `${sentinelProblem} (${error.message})`;
-    // Kept for the operator-facing explanation of later failures (/readyz, start-up, sweep).
-    recordConnectionError(client, error);
-    // "connect": the socket (and TLS) is up but the connection was never ready.
-    const resetBeforeReady = isTls && client.status === "connect" && tlsProblem === undefined;
-    const tls =
-      sentinelProblem ??
-      describeTlsError(error) ??
-      (resetBeforeReady ? describeResetAfterHandshake(error) : undefined);
-    tlsProblem = tls ?? tlsProblem;
-    // Reconnect loops repeat the same error many times a second; log each distinct one once.
-    // The retry delay in ioredis' Sentinel message ("Retrying from scratch after 40ms") grows
-    // with every round: it does not make the error a new one.
-    const problems = options.problems;
-    if (problems !== undefined) {
-      const fields = tls === undefined ? {} : { tls };
-      problems.failed(options.connectionName, error, client, { msg: tls ?? FAILED, fields });
-      return;
-    }
-    const errorKey = error.message.replace(RETRY_DELAY, "after <delay>");
-    if (errorKey === lastErrorLogged) return;
-    lastErrorLogged = errorKey;
-    options.logger.warn(
-      { connection: options.connectionName, err: error, ...(tls === undefined ? {} : { tls }) },
-      tls ?? FAILED,
-    );
-  });
-  client.on("ready", () => {
-    clearConnectionError(client);
-    options.problems?.ready(options.connectionName);
-    if (lastErrorLogged !== "") {
-      options.logger.info({ connection: options.connectionName }, "redis connection restored");
-    }
-    lastErrorLogged = "";
-    tlsProblem = undefined;
-    sentinelTls?.clear();
-  });
+  logTrouble(client, options, sentinelTls, trouble);
   return client;
 }
 

@@ -1,6 +1,8 @@
 import type { GroupStatus } from "../core/groupStatus.js";
 import { compareStreamIds } from "../core/streamIds.js";
 import type { ReadableSample, StatusSample } from "./StatusSample.js";
+import { unknownLagOf } from "./unknownLag.js";
+import { lagText, lastSeen, positionText, rate, secs } from "./verdictText.js";
 
 export interface JudgeSettings {
   /** status.stuckAfterMs, or 10 x the group's minIdleMs when that is 0. */
@@ -27,16 +29,6 @@ export interface Verdict {
   provisional?: true;
 }
 
-/** "1.5s", "90s": whole seconds from 10 s up. */
-function secs(ms: number): string {
-  const s = ms / 1000;
-  return `${s >= 10 ? Math.round(s) : Math.round(s * 10) / 10}s`;
-}
-
-function rate(perSecond: number): string {
-  return `${perSecond >= 10 ? Math.round(perSecond) : Math.round(perSecond * 10) / 10}/s`;
-}
-
 /** The read position: entries-read when every sample has it, else the last-delivered id. */
 function positionMoved(run: readonly ReadableSample[]): boolean {
   const first = run[0] as ReadableSample;
@@ -44,12 +36,6 @@ function positionMoved(run: readonly ReadableSample[]): boolean {
     return run.some((sample) => sample.entriesRead !== first.entriesRead);
   }
   return run.some((sample) => sample.lastDeliveredId !== first.lastDeliveredId);
-}
-
-function positionText(sample: ReadableSample): string {
-  return sample.entriesRead === null
-    ? `last-delivered id ${sample.lastDeliveredId}`
-    : `entries-read ${sample.entriesRead}`;
 }
 
 /**
@@ -66,24 +52,9 @@ function lastAttemptAt(run: readonly ReadableSample[]): number | undefined {
   return latest;
 }
 
-function lastSeen(attemptAt: number | undefined, nowMs: number): string {
-  return attemptAt === undefined
-    ? "no consumer"
-    : `latest read attempt ${secs(nowMs - attemptAt)} ago`;
-}
-
 /** Entries wait after the read position: lag > 0, or a null lag known to hide some. */
 function behind(sample: ReadableSample): boolean {
   return (sample.lag ?? 0) > 0 || sample.addedAfterPosition === true;
-}
-
-function lagText(sample: ReadableSample): string {
-  if (sample.lag === null && sample.addedAfterPosition === true) {
-    return (
-      `lag unknown but > 0: entries were added after last-delivered id ` + sample.lastDeliveredId
-    );
-  }
-  return `lag ${sample.lag ?? "unknown"}`;
 }
 
 function rewindOf(run: readonly ReadableSample[]): Verdict | undefined {
@@ -128,7 +99,8 @@ export function judgeGroup(samples: readonly StatusSample[], settings: JudgeSett
   return { ...verdict, reason: `${verdict.reason}; ${entry}` };
 }
 
-function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Verdict {
+/** The run of readable samples the verdict is judged on, or the verdict when there is none yet. */
+function readableRun(samples: readonly StatusSample[]): ReadableSample[] | Verdict {
   const latest = samples[samples.length - 1];
   if (latest === undefined) {
     return { status: "UNKNOWN", reason: "not sampled yet", provisional: true };
@@ -136,7 +108,6 @@ function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Ve
   if (!latest.readable) return { status: "ERROR", reason: `cannot read: ${latest.error}` };
   const start = samples.findLastIndex((sample) => !sample.readable) + 1;
   const run = samples.slice(start) as ReadableSample[];
-  const first = run[0] as ReadableSample;
   if (run.length < 2) {
     return {
       status: "UNKNOWN",
@@ -144,98 +115,109 @@ function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Ve
       provisional: true,
     };
   }
-  const spanText = secs(latest.atMs - first.atMs);
+  return run;
+}
 
-  const rewind = rewindOf(run);
-  if (rewind !== undefined) return rewind;
+/** What the rules after REWIND share: the run's ends and when a consumer last tried to read. */
+interface RunView {
+  run: readonly ReadableSample[];
+  first: ReadableSample;
+  latest: ReadableSample;
+  spanText: string;
+  attemptAt: number | undefined;
+}
 
+/** STOP: work waits (lag, due entries, the retry lane's too) and no consumer was seen. */
+function stopOf(view: RunView, settings: JudgeSettings): Verdict | undefined {
+  const { latest, attemptAt } = view;
   // Seen: a read attempt within the window (seenWithinMs) before the latest sample, whatever
   // the samples' spacing (slow rounds stretch a window of samples far beyond its duration).
-  const attemptAt = lastAttemptAt(run);
   const seen = attemptAt !== undefined && latest.atMs - attemptAt < settings.seenWithinMs;
   const dueCounts = settings.readAttemptsReported !== false;
   // A group's retry lane is its work too (its consumers read both): waiting there counts alike.
   const laneWaits = (latest.retryLaneLag ?? 0) > 0 || (dueCounts && (latest.retryLaneDue ?? 0) > 0);
   const waits = behind(latest) || (dueCounts && latest.due > 0) || laneWaits;
+  if (!waits || seen) return undefined;
   const laneWork = laneWaits
     ? `; retry lane lag ${latest.retryLaneLag ?? "unknown"}, ${latest.retryLaneDue ?? 0} due`
     : "";
   const work = `${lagText(latest)}, ${latest.due} due pending${laneWork}`;
-  if (waits && !seen) {
-    const who =
-      latest.consumerCount === 0
-        ? "the group has no consumer"
-        : `no consumer read in ${secs(settings.seenWithinMs)} ` +
-          `(${latest.consumerCount} consumers, ${lastSeen(attemptAt, latest.atMs)})`;
-    return { status: "STOP", reason: `work waits (${work}) and ${who}` };
-  }
+  const who =
+    latest.consumerCount === 0
+      ? "the group has no consumer"
+      : `no consumer read in ${secs(settings.seenWithinMs)} ` +
+        `(${latest.consumerCount} consumers, ${lastSeen(attemptAt, latest.atMs)})`;
+  return { status: "STOP", reason: `work waits (${work}) and ${who}` };
+}
 
-  const moved = positionMoved(run);
-  if (!moved && run.every((sample) => sample.lag !== null && sample.lag > 0)) {
-    return {
-      status: "STALL",
-      reason:
-        `lag ${first.lag ?? 0} -> ${latest.lag ?? 0} and the read position stayed at ` +
-        `${positionText(latest)} for ${spanText} while consumers were seen ` +
-        `(${lastSeen(attemptAt, latest.atMs)})`,
-    };
-  }
+/** STALL: lag in every sample and the read position did not move, consumers seen. */
+function stallOf(view: RunView, moved: boolean): Verdict | undefined {
+  const { run, first, latest } = view;
+  if (moved || !run.every((sample) => sample.lag !== null && sample.lag > 0)) return undefined;
+  return {
+    status: "STALL",
+    reason:
+      `lag ${first.lag ?? 0} -> ${latest.lag ?? 0} and the read position stayed at ` +
+      `${positionText(latest)} for ${view.spanText} while consumers were seen ` +
+      `(${lastSeen(view.attemptAt, latest.atMs)})`,
+  };
+}
 
-  const stuck = settings.stuckAfterMs;
-  if (run.every((sample) => sample.pending > 0 && sample.oldestPendingIdleMs > stuck)) {
-    return {
-      status: "STUCK",
-      reason:
-        `oldest pending entry idle ${secs(latest.oldestPendingIdleMs)}, past ${secs(stuck)} ` +
-        `in every sample for ${spanText} (${latest.pending} pending, ${latest.due} due)`,
-    };
-  }
-
-  // As Burrow: a lag that touched 0 within the window is a group keeping up (steady load
-  // fluctuates), so WARN needs lag > 0 in every sample and more at the end than at the start.
-  const lagged = run.every((sample) => sample.lag !== null && sample.lag > 0);
-  if (moved && lagged && (latest.lag ?? 0) > (first.lag ?? 0)) {
-    const read =
-      first.entriesRead !== null && latest.entriesRead !== null
-        ? `consumers read ${rate((latest.entriesRead - first.entriesRead) / ((latest.atMs - first.atMs) / 1000))}`
-        : "the read position moves";
-    return {
-      status: "WARN",
-      reason: `lag ${latest.lag} and growing: ${first.lag} -> ${latest.lag} in ${spanText} while ${read}`,
-    };
-  }
-
-  if (latest.lag === null && latest.addedAfterPosition === true) {
-    return {
-      status: "UNKNOWN",
-      reason:
-        `lag unknown: Redis has no entries-read count for the group yet (created or moved at ` +
-        `an id other than 0 or the stream's end); entries were added after last-delivered id ` +
-        `${latest.lastDeliveredId}; ${latest.pending} pending, ${latest.due} due`,
-    };
-  }
-  if (latest.lag === null && latest.unbackedLag !== undefined) {
-    return {
-      status: "UNKNOWN",
-      reason:
-        `lag unknown: Redis reports lag ${latest.unbackedLag} but no entry follows ` +
-        `last-delivered id ${latest.lastDeliveredId} (before Redis 7.4 the group's entries-read ` +
-        `count is not restored exactly from an AOF or on a promoted replica; ` +
-        `XGROUP SETID at that id lets Redis count it again); ${latest.pending} pending, ` +
-        `${latest.due} due`,
-    };
-  }
-  if (latest.lag === null) {
-    return {
-      status: "UNKNOWN",
-      reason:
-        `lag unknown: Redis reports it as null or above the stream's length (entries ` +
-        `deleted or trimmed after the group's position); ${latest.pending} pending, ` +
-        `${latest.due} due`,
-    };
+/** STUCK: the oldest pending entry idle past stuckAfterMs in every sample. */
+function stuckOf(view: RunView, stuck: number): Verdict | undefined {
+  const { run, latest } = view;
+  if (!run.every((sample) => sample.pending > 0 && sample.oldestPendingIdleMs > stuck)) {
+    return undefined;
   }
   return {
-    status: "OK",
-    reason: `lag ${latest.lag}, ${latest.pending} pending, ${latest.due} due over ${spanText}`,
+    status: "STUCK",
+    reason:
+      `oldest pending entry idle ${secs(latest.oldestPendingIdleMs)}, past ${secs(stuck)} ` +
+      `in every sample for ${view.spanText} (${latest.pending} pending, ${latest.due} due)`,
   };
+}
+
+/**
+ * WARN: as Burrow, a lag that touched 0 within the window is a group keeping up (steady load
+ * fluctuates), so WARN needs lag > 0 in every sample and more at the end than at the start.
+ */
+function growingLagOf(view: RunView, moved: boolean): Verdict | undefined {
+  const { run, first, latest } = view;
+  const lagged = run.every((sample) => sample.lag !== null && sample.lag > 0);
+  if (!moved || !lagged || (latest.lag ?? 0) <= (first.lag ?? 0)) return undefined;
+  const read =
+    first.entriesRead !== null && latest.entriesRead !== null
+      ? `consumers read ${rate((latest.entriesRead - first.entriesRead) / ((latest.atMs - first.atMs) / 1000))}`
+      : "the read position moves";
+  return {
+    status: "WARN",
+    reason: `lag ${latest.lag} and growing: ${first.lag} -> ${latest.lag} in ${view.spanText} while ${read}`,
+  };
+}
+
+/** The rules in their order over the readable run (see judgeGroup); the first match wins. */
+function judgeRun(samples: readonly StatusSample[], settings: JudgeSettings): Verdict {
+  const run = readableRun(samples);
+  if (!Array.isArray(run)) return run;
+  const first = run[0] as ReadableSample;
+  const latest = run[run.length - 1] as ReadableSample;
+  const view: RunView = {
+    run,
+    first,
+    latest,
+    spanText: secs(latest.atMs - first.atMs),
+    attemptAt: lastAttemptAt(run),
+  };
+  const moved = positionMoved(run);
+  return (
+    rewindOf(run) ??
+    stopOf(view, settings) ??
+    stallOf(view, moved) ??
+    stuckOf(view, settings.stuckAfterMs) ??
+    growingLagOf(view, moved) ??
+    unknownLagOf(latest) ?? {
+      status: "OK",
+      reason: `lag ${latest.lag}, ${latest.pending} pending, ${latest.due} due over ${view.spanText}`,
+    }
+  );
 }

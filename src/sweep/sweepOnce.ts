@@ -5,7 +5,6 @@ import { checkRequeueTarget } from "./checkRequeueTarget.js";
 import { emptyResult, MAX_REPORTED_IDS, type GroupSweepResult } from "./GroupSweepResult.js";
 import { PageSizer } from "./PageSizer.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import { LeaseLostError, type LostReason } from "../lease/types.js";
 import { type Fence } from "../core/fence.js";
 import { classifySweepError } from "./sweepErrors.js";
 import { errorInReply } from "../redis/redisErrors.js";
@@ -14,6 +13,7 @@ import { slotRefusal } from "../core/slotRule.js";
 import { runSweepPage, type PageResult } from "../scripts/sweepPage.js";
 import { prepareRetryLane } from "./prepareRetryLane.js";
 import { buildDeadLetterIndex } from "./buildDeadLetterIndex.js";
+import { reportSweep } from "./reportSweep.js";
 
 export interface SweepContext {
   redis: ScriptedRedis;
@@ -62,113 +62,6 @@ function addPage(result: GroupSweepResult, page: PageResult): void {
   pushBounded(result.reassignedIds, page.reassignedIds);
   pushBounded(result.deadLetteredIds, page.deadLetteredIds);
   if (!page.deadLetterIndexed) result.deadLetterIndexPending = true;
-}
-
-function report(
-  result: GroupSweepResult,
-  group: ResolvedGroup,
-  logger: Logger,
-  signal: AbortSignal,
-): void {
-  if (result.deadLettersDropped > 0) {
-    logger.warn(
-      {
-        count: result.deadLettersDropped,
-        deadLetterStream: group.deadLetterStream,
-        deadLetterMaxLen: group.deadLetterMaxLen,
-      },
-      "dead letters dropped: deadLetterMaxLen trimmed the oldest dead letters away; their data is lost",
-    );
-  }
-  if (result.retryLaneRecreated !== undefined) {
-    logger.warn(
-      { retryLane: result.retryLaneRecreated },
-      "retry lane's group re-created at id 0: the lane was found without it (XGROUP DESTROY by hand?); the copies still in the lane are delivered again, those acknowledged since the last trim included",
-    );
-  }
-  if (result.ghosts > 0) {
-    logger.warn(
-      {
-        count: result.ghosts,
-        ids: result.ghostIds,
-        idsTruncated: result.ghosts > result.ghostIds.length,
-      },
-      "ghosts: pending entries whose body was deleted or trimmed; their data is lost",
-    );
-  }
-  if (result.leftPending > 0) {
-    // Once per sweep with the count, not per entry or page; deadLetterAfterIdleMs (when set)
-    // ends their wait.
-    logger.warn(
-      { count: result.leftPending, deadLetterAfterIdleMs: group.deadLetterAfterIdleMs ?? 0 },
-      "reassign found no live consumer; entries left pending",
-    );
-  }
-  if (result.invalidDeliveryCounts > 0) {
-    logger.warn(
-      {
-        count: result.invalidDeliveryCounts,
-        ids: result.invalidDeliveryCountIds,
-        idsTruncated: result.invalidDeliveryCounts > result.invalidDeliveryCountIds.length,
-      },
-      "x-delivery-count is not a canonical non-negative integer; counted as 0",
-    );
-  }
-  if (result.oversizedIds.length > 0) {
-    logger.error(
-      { ids: result.oversizedIds },
-      "entries with more fields than one script call can copy were left pending",
-    );
-  }
-  const { claimed, requeued, reassigned, deadLettered, examined, pages, complete, durationMs } =
-    result;
-  const { interrupted, windows, longestCallMs } = result;
-  if (result.fenceSeen !== undefined) {
-    // Not yet a failure: the caller moves the token past the fence if the lease is still ours.
-    logger.warn(
-      { errorKind: result.errorKind, fenceSeen: result.fenceSeen, claimed, examined },
-      "group sweep refused: the stream's fence is above our fencing token",
-    );
-  } else if (result.error !== undefined) {
-    logger.error(
-      { errorKind: result.errorKind, error: result.error, claimed, examined },
-      "group sweep failed",
-    );
-  } else {
-    const lost = interrupted ? leaseLoss(signal) : undefined;
-    const level =
-      lost !== undefined && lost !== "superseded" ? "warn" : claimed > 0 ? "info" : "debug";
-    logger[level](
-      {
-        ...(lost === undefined ? {} : { leaseLost: lost }),
-        claimed,
-        requeued,
-        reassigned,
-        deadLettered,
-        examined,
-        pages,
-        windows,
-        longestCallMs,
-        complete,
-        interrupted,
-        durationMs,
-      },
-      !interrupted
-        ? "group swept"
-        : lost === undefined
-          ? "group sweep interrupted by a stop"
-          : lost === "superseded"
-            ? "group sweep interrupted: a new term (higher fencing token) took over"
-            : "group sweep interrupted: lease lost",
-    );
-  }
-}
-
-/** Why the term's signal ended the sweep, when it was not a stop (stop() or SIGTERM). */
-function leaseLoss(signal: AbortSignal): Exclude<LostReason, "stopped"> | undefined {
-  const reason: unknown = signal.reason;
-  if (!(reason instanceof LeaseLostError) || reason.reason === "stopped") return undefined;
-  return reason.reason;
 }
 
 /** Where the scan of the group's retry lane stopped, apart from the source's cursor. */
@@ -228,6 +121,63 @@ async function sweepPel(
 }
 
 /**
+ * What keeps a group from being swept at all, checked before its first page: a group of
+ * another slot on Redis Cluster, a requeue target that is not safe, a retry lane that cannot be
+ * prepared. Returns the refusal, or undefined (the lane, if any, is then ready).
+ */
+async function refusalBeforePages(
+  group: ResolvedGroup,
+  context: SweepContext,
+  slotFenced: boolean,
+  result: GroupSweepResult,
+): Promise<string | undefined> {
+  // A fence per slot means Redis Cluster, where one script cannot reach keys of two slots:
+  // listed groups were refused at start-up already, discovered ones are refused here.
+  const refusal =
+    (slotFenced ? slotRefusal(group) : undefined) ??
+    (await checkRequeueTarget(context.redis, group));
+  if (refusal !== undefined) return refusal;
+  // Atomically created (or found) before any copy is written: a refusal changes nothing.
+  const lanePrepared = await prepareRetryLane(context.redis, group, context.fence);
+  if (lanePrepared.recreated) result.retryLaneRecreated = group.retryLaneStream;
+  return lanePrepared.refusal;
+}
+
+/** The source's PEL, then the retry lane's (within the same budget); true once both wrapped. */
+async function sweepPels(
+  group: ResolvedGroup,
+  context: SweepContext,
+  signal: AbortSignal,
+  result: GroupSweepResult,
+): Promise<boolean> {
+  const sourceDone = await sweepPel(group, context, signal, result, undefined);
+  const lane = group.retryLaneStream;
+  if (lane === undefined || !sourceDone) return sourceDone;
+  return sweepPel(group, context, signal, result, lane);
+}
+
+/** Files a failed sweep in its result, and forgets the group's cursors. */
+async function recordFailure(
+  error: unknown,
+  group: ResolvedGroup,
+  context: SweepContext,
+  result: GroupSweepResult,
+): Promise<void> {
+  const { kind, message } = classifySweepError(error);
+  // Redis' own errors (WRONGTYPE from XINFO, say) do not say which key they are about.
+  result.error = message.includes(group.stream) ? message : `${group.id}: ${message}`;
+  result.errorKind = kind;
+  const fence = kind === "fenced" ? context.fence() : undefined;
+  if (fence !== undefined) {
+    const seen = await fenceAboveToken(context.redis, fence, group.stream);
+    if (seen !== undefined) result.fenceSeen = seen;
+  }
+  // A group that vanished or changed type starts from the beginning when it comes back.
+  context.cursors.delete(group.id);
+  context.cursors.delete(laneCursorKey(group));
+}
+
+/**
  * One sweep of one stream/group pair: pages through the PEL from the saved cursor until it wraps
  * or the budget is spent, one atomic script call per page. Never throws: a failure is reported in
  * the result, so one broken group cannot stop the others.
@@ -251,50 +201,21 @@ export async function sweepOnce(
       result.complete = true;
       return result;
     }
-    // A fence per slot means Redis Cluster, where one script cannot reach keys of two slots:
-    // listed groups were refused at start-up already, discovered ones are refused here.
-    const refusal =
-      (slotFenced ? slotRefusal(group) : undefined) ??
-      (await checkRequeueTarget(context.redis, group));
+    const refusal = await refusalBeforePages(group, context, slotFenced, result);
     if (refusal !== undefined) {
       result.error = refusal;
       result.errorKind = "refused";
       return result;
     }
-    // Atomically created (or found) before any copy is written: a refusal changes nothing.
-    const lanePrepared = await prepareRetryLane(context.redis, group, context.fence);
-    if (lanePrepared.refusal !== undefined) {
-      result.error = lanePrepared.refusal;
-      result.errorKind = "refused";
-      return result;
-    }
-    if (lanePrepared.recreated) result.retryLaneRecreated = group.retryLaneStream;
-    const sourceDone = await sweepPel(group, context, signal, result, undefined);
-    // The lane is swept as part of the group, within the same budget: complete once both wrapped.
-    const lane = group.retryLaneStream;
-    result.complete =
-      lane === undefined || !sourceDone
-        ? sourceDone
-        : await sweepPel(group, context, signal, result, lane);
+    result.complete = await sweepPels(group, context, signal, result);
     // After the pages: their dead letters are in the stream, where the build finds them.
     if (result.deadLetterIndexPending) await buildDeadLetterIndex(group, context, signal);
     result.interrupted = signal.aborted && !result.complete;
   } catch (error) {
-    const { kind, message } = classifySweepError(error);
-    // Redis' own errors (WRONGTYPE from XINFO, say) do not say which key they are about.
-    result.error = message.includes(group.stream) ? message : `${group.id}: ${message}`;
-    result.errorKind = kind;
-    const fence = kind === "fenced" ? context.fence() : undefined;
-    if (fence !== undefined) {
-      const seen = await fenceAboveToken(context.redis, fence, group.stream);
-      if (seen !== undefined) result.fenceSeen = seen;
-    }
-    // A group that vanished or changed type starts from the beginning when it comes back.
-    context.cursors.delete(group.id);
-    context.cursors.delete(laneCursorKey(group));
+    await recordFailure(error, group, context, result);
   } finally {
     result.durationMs = context.now() - startedAt;
-    report(result, group, logger, signal);
+    reportSweep(result, group, logger, signal);
   }
   return result;
 }

@@ -17,10 +17,10 @@ export interface PlantedDefect {
 export const PLANTED_DEFECTS: readonly PlantedDefect[] = [
   {
     name: "skip-requeue-ack",
-    file: "scripts/lua/sweepPage.lua",
-    // The requeue branch: the copy is written, the original's XACK is not queued.
-    find: "    ackCount = ackCount + 1\n    acks[ackCount] = id\n    if recordCopies then",
-    replace: "    if recordCopies then",
+    file: "scripts/lua/includes/sweepActions.lua",
+    // The requeue action: the copy is written, the original's XACK is not queued.
+    find: "  ackCount = ackCount + 1\n  acks[ackCount] = id\n  if recordCopies then",
+    replace: "  if recordCopies then",
     // The original stays pending for ever (requeued again at each claim), and a healthy entry's
     // copy and original can both be acknowledged.
     caughtBy: [

@@ -78,18 +78,6 @@ describe("constants shared by the Lua includes and TypeScript", () => {
     expect(luaConstant(lua("includes/limits.lua"), "MAX_REPORTED_IDS")).toBe(MAX_REPORTED_IDS);
   });
 
-  it("sweepPage's written-out copies follow the metadata include", () => {
-    // The hot path writes the names as literals (`fields[n + 1] = 'x-original-id'`, ...).
-    const script = lua("sweepPage.lua");
-    const written = (marker: string): string[] => {
-      const start = script.indexOf(marker);
-      const block = script.slice(start, script.indexOf("call(", start));
-      return [...block.matchAll(/\] = '(x-[a-z-]+)'/gu)].map((m) => m[1] ?? "");
-    };
-    expect(written("DEAD_LETTER_METADATA written out")).toEqual(DEAD_LETTER_METADATA);
-    expect(written("(REQUEUE_METADATA, names in order")).toEqual(REQUEUE_METADATA);
-  });
-
   it("each script's header lists the error codes of its typed module", () => {
     expect(listed("moveFencingToken.lua")).toEqual(MOVE_FENCING_TOKEN_ERRORS);
     expect(listed("purgeDeadLetters.lua")).toEqual(PURGE_DEAD_LETTERS_ERRORS);

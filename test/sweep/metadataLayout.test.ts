@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEAD_LETTER_METADATA, REQUEUE_METADATA } from "../../src/core/copyMetadata.js";
 import { sweepOnce } from "../../src/sweep/sweepOnce.js";
 import { addStuckEntries, streamEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
@@ -182,5 +183,55 @@ describe("metadata after the original fields", () => {
       expect(entry.fields.get("x-dead-letter-reason")).toBe("action");
       expect(entry.fields.get("x-last-consumer")).toBe("c");
     }
+  });
+
+  it("writes each copy's metadata in the order of the shared lists, plain entry or not", async () => {
+    // The script sets metadata values by name; the names and their order come from
+    // includes/metadata.lua, which test/scripts/sharedConstants.test.ts ties to copyMetadata.ts.
+    const stream = uniquePrefix("order");
+    const bodies = [
+      ["a", "1"],
+      ["x-delivery-count", "1", "a", "2", "x-original-id", "0-1"],
+    ];
+    const ids = await addStuckEntries(fixture.redis, stream, "workers", bodies, { deliveries: 1 });
+    await fixture.redis.xgroup("CREATE", stream, "dead-letters", "0");
+    await fixture.redis.call("XREADGROUP", "GROUP", "dead-letters", "c", "STREAMS", stream, ">");
+    await fixture.redis.call(
+      "XCLAIM",
+      stream,
+      "dead-letters",
+      "c",
+      0,
+      ...ids,
+      "IDLE",
+      3_600_000,
+      "RETRYCOUNT",
+      1,
+      "JUSTID",
+    );
+    const requeue = groupConfig(stream, { requeueStream: `${stream}:copies` });
+    const deadLetter = groupConfig(stream, {
+      group: "dead-letters",
+      action: "dead-letter",
+      deadLetterStream: `${stream}:dead`,
+    });
+    await sweepOnce(requeue, sweepContext(fixture.redis), neverAborted);
+    await sweepOnce(deadLetter, sweepContext(fixture.redis), neverAborted);
+
+    const namesAfter = (raw: string[], own: number): string[] =>
+      raw.slice(own).filter((_, i) => i % 2 === 0);
+    const copies = await streamEntries(fixture.redis, requeue.requeueStream);
+    expect(copies.map((copy) => namesAfter(copy.raw, 2))).toEqual([
+      [...REQUEUE_METADATA],
+      [...REQUEUE_METADATA],
+    ]);
+    expect(copies[1]?.fields.get("x-delivery-count")).toBe("2");
+    const dead = await streamEntries(fixture.redis, deadLetter.deadLetterStream);
+    expect(dead.map((entry) => namesAfter(entry.raw, 2))).toEqual([
+      [...DEAD_LETTER_METADATA],
+      [...DEAD_LETTER_METADATA],
+    ]);
+    expect(dead[1]?.fields.get("x-original-id")).toBe("0-1");
+    expect(dead[1]?.fields.get("x-delivery-count")).toBe("2");
   });
 });
