@@ -66,7 +66,7 @@ async function runNemesis(
     topology: run.topology,
     admin: run.admin,
     janitors: set.janitors,
-    proxies: set.proxies,
+    links: set.links,
     reconfigure: (index) => set.reconfigure(index),
     operate: (kind) => operate(kind, operatorRandom, operator),
     beforeRedisKill: async () => {

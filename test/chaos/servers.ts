@@ -5,6 +5,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
+import type { Launch } from "./portMap.js";
 
 /** Commands slower than this are logged (SLOWLOG threshold, microseconds) and reported. */
 const SLOWLOG_US = 10_000;
@@ -64,13 +65,16 @@ export class JanitorReplica {
     readonly configPath: string,
     readonly httpPort: number,
     readonly logPath: string,
+    readonly launch: Launch = { nodeArgs: [], env: {} },
   ) {}
 
   /** Starts the process unless it runs already (a restart planned by the nemesis may come late). */
   start(): void {
     if (this.running) return;
     const log = createWriteStream(this.logPath, { flags: "a" });
-    const child = spawn(process.execPath, [this.cli, "run", "--config", this.configPath], {
+    const args = [...this.launch.nodeArgs, this.cli, "run", "--config", this.configPath];
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...this.launch.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.pipe(log);
