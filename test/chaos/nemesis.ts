@@ -155,7 +155,7 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
   const applied: AppliedFault = { ...fault, at: Date.now() };
   if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    await on.topology.restart(Math.min(fault.holdMs, 1000));
+    applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000));
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
     applied.note = await on.topology.failover();

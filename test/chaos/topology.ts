@@ -27,8 +27,8 @@ export interface Topology {
   linkJanitor(): Promise<JanitorLink>;
   /** The operator's `redis` configuration: straight to the servers. */
   operatorRedis: Record<string, unknown>;
-  /** SIGKILL of the primary and a restart from its AOF (standalone). */
-  restart?: (downMs: number) => Promise<void>;
+  /** SIGKILL of the primary and a restart from its AOF (standalone); says how it went. */
+  restart?: (downMs: number) => Promise<string>;
   /** SENTINEL FAILOVER, resolved once the new primary is announced (sentinel). */
   failover?: () => Promise<string>;
   stop(): Promise<void>;
@@ -54,7 +54,7 @@ export async function standalone(dataDir: string): Promise<Topology> {
     restart: async (downMs) => {
       await redis.kill();
       await new Promise((resolve) => setTimeout(resolve, downMs));
-      await redis.start();
+      return redis.start();
     },
     stop: () => redis.kill(),
   };
