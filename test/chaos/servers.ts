@@ -17,9 +17,9 @@ export const SLOW_COMMAND_US = 100_000;
 export const LEASE_KEY = "chaos:lease";
 
 /**
- * How long a (re)start may take. After a long run the AOF holds hundreds of MB of bodies (up to
- * 1 MiB each), and a loaded host took over 10 s (spawnRedisServer's bound) to replay it: that
- * start was abandoned and Redis stayed down until the next restart fault.
+ * How long a (re)start may take. A long run writes bodies of up to 1 MiB to the AOF, and a loaded
+ * host took over 10 s (spawnRedisServer's bound) to replay it: that start was abandoned, and
+ * Redis stayed down until the next restart fault.
  */
 const START_TIMEOUT_MS = 120_000;
 
