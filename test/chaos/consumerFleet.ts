@@ -72,8 +72,9 @@ const BEHAVIOURS: readonly Behaviour[] = ["crashy", "slow", "heartbeat", "hot", 
  * Three consumers per group, each with a behaviour and a seed drawn from `random`; the last of a
  * group whose README loop exists in redis-py runs that one (when python3-redis is installed; the
  * draws are the same either way, a behaviour the Python prelude lacks becomes slow).
+ * Written and drawn, not started (startFleet): this goes on while the janitors boot.
  */
-export async function startFleet(
+export async function prepareFleet(
   random: () => number,
   redisUrl: string,
 ): Promise<{ consumers: ChaosConsumer[]; programs: Program[] }> {
@@ -94,6 +95,9 @@ export async function startFleet(
       consumers.push(new ChaosConsumer(onPython ? py : js, name, behaviour, seed, redisUrl));
     }
   }
-  for (const consumer of consumers) consumer.start();
   return { consumers, programs };
+}
+
+export function startFleet(consumers: readonly ChaosConsumer[]): void {
+  for (const consumer of consumers) consumer.start();
 }

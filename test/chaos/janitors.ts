@@ -1,16 +1,17 @@
 import { join } from "node:path";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
-import { ChaosProxy } from "./proxy.js";
+import { portMapLaunch } from "./portMap.js";
+import type { ChaosLink } from "./proxy.js";
 import { pollUntil } from "./quiescence.js";
 import { JanitorReplica, writeJanitorConfig } from "./servers.js";
-import type { Topology } from "./topology.js";
+import type { JanitorLink, Topology } from "./topology.js";
 
 const REPLICAS = 3;
 
-/** The janitor replicas, each reaching Redis through its own proxy, and the operator's config. */
+/** The janitor replicas, each reaching Redis through its own link, and the operator's config. */
 export interface JanitorSet {
   janitors: JanitorReplica[];
-  proxies: ChaosProxy[];
+  links: ChaosLink[];
   /** The operator's configuration: the same groups, straight to Redis. */
   operatorConfig: string;
   /** Rewrites a replica's configuration (the other variant each time) and sends it SIGHUP. */
@@ -24,16 +25,16 @@ export async function startJanitors(
   topology: Topology,
 ): Promise<JanitorSet> {
   const janitors: JanitorReplica[] = [];
-  const proxies: ChaosProxy[] = [];
+  const links: JanitorLink[] = [];
   const dir = join(outDir, "config");
   for (let index = 0; index < REPLICAS; index += 1) {
-    const proxy = new ChaosProxy(() => topology.primaryPort());
-    const redis = topology.janitorRedis(await proxy.start());
+    const link = await topology.linkJanitor();
     const port = await freePort();
-    const config = await writeJanitorConfig(dir, redis, port);
+    const config = await writeJanitorConfig(dir, link.redis, port);
     const log = join(outDir, `janitor-${index}.log`);
-    janitors.push(new JanitorReplica(index, cli, config, port, log));
-    proxies.push(proxy);
+    const launch = await portMapLaunch(dir, link.portMap);
+    janitors.push(new JanitorReplica(index, cli, config, port, log, launch));
+    links.push(link);
   }
   for (const janitor of janitors) janitor.start();
   // The schedule starts once one of them leads, so that its first faults have a leader to hit.
@@ -44,34 +45,29 @@ export async function startJanitors(
   const variants = janitors.map(() => false);
   return {
     janitors,
-    proxies,
-    operatorConfig: await writeJanitorConfig(
-      dir,
-      topology.linked ? { url: topology.url } : topology.janitorRedis(0),
-      await freePort(),
-    ),
+    links: links.map(({ link }) => link),
+    operatorConfig: await writeJanitorConfig(dir, topology.operatorRedis, await freePort()),
     reconfigure: async (index) => {
       const janitor = janitors[index];
-      const proxy = proxies[index];
-      if (janitor === undefined || proxy === undefined) return "no such janitor";
+      const link = links[index];
+      if (janitor === undefined || link === undefined) return "no such janitor";
       variants[index] = !variants[index];
-      const redis = topology.janitorRedis(proxy.port);
-      await writeJanitorConfig(dir, redis, janitor.httpPort, variants[index]);
+      await writeJanitorConfig(dir, link.redis, janitor.httpPort, variants[index]);
       janitor.signal("SIGHUP");
       return variants[index] ? "sweep 350 ms, minIdleMs 1200" : "sweep 200 ms, minIdleMs 1000";
     },
     close: async () => {
       await Promise.all(janitors.map((janitor) => janitor.kill()));
-      await Promise.all(proxies.map((proxy) => proxy.close()));
+      await Promise.all(links.map(({ link }) => link.close()));
     },
   };
 }
 
 /** Every janitor back, running and linked before the quiet period. */
 export function healJanitors(set: JanitorSet): void {
-  for (const proxy of set.proxies) {
-    proxy.setDelay(0);
-    proxy.heal();
+  for (const link of set.links) {
+    link.setDelay(0);
+    link.heal();
   }
   for (const janitor of set.janitors) {
     if (janitor.stopped) janitor.signal("SIGCONT");

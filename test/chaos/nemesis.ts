@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ChaosProxy } from "./proxy.js";
+import type { ChaosLink } from "./proxy.js";
 import type { JanitorReplica } from "./servers.js";
 import type { Topology } from "./topology.js";
 
@@ -47,11 +47,10 @@ const WEIGHTS: [FaultKind, number][] = [
   ["dlq-purge", 1],
 ];
 
-/** The faults a topology can take: a restart from the AOF, a failover, a link to cut. */
+/** The faults a topology can take: a restart from the AOF, a failover (every janitor has a link). */
 function allows(topology: Topology, kind: FaultKind): boolean {
   if (kind === "kill-redis") return topology.restart !== undefined;
   if (kind === "failover") return topology.failover !== undefined;
-  if (kind === "partition" || kind === "delay-link") return topology.linked;
   return true;
 }
 
@@ -87,7 +86,7 @@ export interface NemesisTargets {
   admin: Redis;
   janitors: readonly JanitorReplica[];
   /** Each janitor's link to Redis, by index. */
-  proxies: readonly ChaosProxy[];
+  links: readonly ChaosLink[];
   /** Rewrites janitor `index`'s configuration (a changed one) and sends it SIGHUP. */
   reconfigure: (index: number) => Promise<string>;
   /** An operator's `dlq redrive` or `dlq purge` of one dead letter (operator.ts). */
@@ -123,8 +122,8 @@ async function janitorFault(
   const applied: AppliedFault = { ...fault, at: Date.now() };
   const victim = fault.target >= 0 ? fault.target : await leaderIndex(on.janitors);
   const janitor = victim === undefined ? undefined : on.janitors[victim];
-  const proxy = victim === undefined ? undefined : on.proxies[victim];
-  if (victim === undefined || janitor === undefined || proxy === undefined) {
+  const link = victim === undefined ? undefined : on.links[victim];
+  if (victim === undefined || janitor === undefined || link === undefined) {
     return { ...applied, note: "no leader" };
   }
   if (!janitor.running || janitor.stopped) return { ...applied, note: "not running" };
@@ -138,12 +137,12 @@ async function janitorFault(
     await janitor.kill();
     later(fault.holdMs, () => janitor.start());
   } else if (kind === "partition") {
-    proxy.partition();
-    later(fault.holdMs, () => proxy.heal());
+    link.partition();
+    later(fault.holdMs, () => link.heal());
   } else if (kind === "delay-link") {
-    proxy.setDelay(linkDelay(fault));
+    link.setDelay(linkDelay(fault));
     applied.note = `${linkDelay(fault)} ms each way`;
-    later(fault.holdMs, () => proxy.setDelay(0));
+    later(fault.holdMs, () => link.setDelay(0));
   } else {
     applied.note = await on.reconfigure(victim);
   }
@@ -156,7 +155,7 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
   const applied: AppliedFault = { ...fault, at: Date.now() };
   if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    await on.topology.restart(Math.min(fault.holdMs, 1000));
+    applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000));
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
     applied.note = await on.topology.failover();

@@ -91,3 +91,27 @@ export class ChaosProxy {
     from.on("close", () => to.destroy());
   }
 }
+
+/**
+ * One janitor's network: a proxy to every server it talks to (on Sentinel, each Sentinel and each
+ * data node), slowed down or cut together, as the janitor's host would be.
+ */
+export class ChaosLink {
+  constructor(readonly proxies: readonly ChaosProxy[]) {}
+
+  setDelay(delayMs: number): void {
+    for (const proxy of this.proxies) proxy.setDelay(delayMs);
+  }
+
+  partition(): void {
+    for (const proxy of this.proxies) proxy.partition();
+  }
+
+  heal(): void {
+    for (const proxy of this.proxies) proxy.heal();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.proxies.map((proxy) => proxy.close()));
+  }
+}

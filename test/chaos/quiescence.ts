@@ -53,10 +53,31 @@ export async function pollUntil(
   }
 }
 
+/**
+ * Ends every consumer's blocked `XREADGROUP ... BLOCK 5000` now, as its timeout would (CLIENT
+ * UNBLOCK without ERROR: an empty reply). The README loops read their own PEL only between
+ * blocking reads, and an entry the janitor hands over (XCLAIM) wakes no reader, so in the quiet
+ * period each hand-off would wait out a 5 s block. Only the time passes sooner: the loop does what
+ * it does when the block times out.
+ */
+async function wakeBlockedReaders(redis: Redis): Promise<void> {
+  const list = String(await redis.call("CLIENT", "LIST", "TYPE", "normal"));
+  for (const line of list.split("\n")) {
+    const fields = new Map(line.split(" ").map((pair) => pair.split("=", 2) as [string, string]));
+    if (fields.get("cmd") !== "xreadgroup" || !(fields.get("flags") ?? "").includes("b")) continue;
+    await redis.call("CLIENT", "UNBLOCK", fields.get("id") ?? "0");
+  }
+}
+
 /** The quiet period: waits until nothing is pending and every entry is acked or dead-lettered. */
 export async function awaitQuiescence(redis: Redis, timeoutMs: number): Promise<Violation[]> {
   const started = Date.now();
-  if (await pollUntil(() => settled(redis), timeoutMs)) return [];
+  const quiet = async (): Promise<boolean> => {
+    if (await settled(redis)) return true;
+    await wakeBlockedReaders(redis);
+    return false;
+  };
+  if (await pollUntil(quiet, timeoutMs)) return [];
   const pending = await pendingByStream(redis);
   return [
     {

@@ -19,6 +19,8 @@ export interface ChaosReport {
   slowCommands: unknown[];
   /** Leader lost -> next sweep, per fault that took the leader away. */
   recoveries: Recovery[];
+  /** Wall time by phase: start (servers, janitors, consumers), schedule, quiet, checks. */
+  phasesMs: Record<string, number>;
   ok: boolean;
 }
 
@@ -98,6 +100,9 @@ export function summary(report: ChaosReport): string {
     `counts: ${JSON.stringify(report.counts)}`,
     `faults: ${JSON.stringify(report.faults)}`,
     `recovery (leader lost -> next sweep): ${recoveryLine(report.recoveries)}`,
+    `time: ${Object.entries(report.phasesMs)
+      .map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`)
+      .join(", ")}`,
     `consumers: ${report.consumers.map((c) => `${c.name} ${c.behaviour} ${c.starts} starts`).join(", ")}`,
     report.ok
       ? "every invariant holds"

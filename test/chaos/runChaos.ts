@@ -4,20 +4,19 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { seededRandom } from "../support/seededRandom.js";
 import { checkHistory, type Violation } from "./checker.js";
-import { startFleet, type ChaosConsumer } from "./consumerFleet.js";
-import type { Program } from "./consumerProgram.js";
 import { CHAOS_GROUPS, READ_PAIRS, SOURCE_STREAMS } from "./groups.js";
 import { readHistory } from "./history.js";
-import { applyFault, planFaults, type AppliedFault, type NemesisTargets } from "./nemesis.js";
+import { applyFault, planFaults, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
 import { awaitQuiescence, lanesTrimmed } from "./quiescence.js";
 import { viewsAgree } from "./agreement.js";
-import { RecoveryWatch, ScriptTime } from "./recovery.js";
+import { ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
-import { sentinel, standalone, type Topology, type TopologyName } from "./topology.js";
-import { healJanitors, startJanitors, type JanitorSet } from "./janitors.js";
+import { sentinel, standalone, type TopologyName } from "./topology.js";
+import { healJanitors, type JanitorSet } from "./janitors.js";
+import { lap, startParties, type Run } from "./runState.js";
 import { operate } from "./operator.js";
 import { SlowCommands } from "./slowlog.js";
 
@@ -33,21 +32,6 @@ export interface ChaosOptions {
 }
 
 const PRODUCE_EVERY_MS = 40;
-
-interface Run {
-  topology: Topology;
-  admin: Redis;
-  set: JanitorSet | undefined;
-  consumers: ChaosConsumer[];
-  programs: Program[];
-  slow: SlowCommands;
-  faults: AppliedFault[];
-  /** What the stale leader's sweeps (fenceProbe.ts) saw go wrong. */
-  fenceViolations: Violation[];
-  auditor: PendingAuditor;
-  recovery: RecoveryWatch | undefined;
-  scriptTime: ScriptTime;
-}
 
 /** Faults that take a leader away when aimed at it. */
 const LEADER_LOST: readonly string[] = ["kill-janitor", "stop-janitor", "partition"];
@@ -82,7 +66,7 @@ async function runNemesis(
     topology: run.topology,
     admin: run.admin,
     janitors: set.janitors,
-    proxies: set.proxies,
+    links: set.links,
     reconfigure: (index) => set.reconfigure(index),
     operate: (kind) => operate(kind, operatorRandom, operator),
     beforeRedisKill: async () => {
@@ -124,6 +108,18 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
   if (run.set !== undefined) healJanitors(run.set);
 }
 
+/** At quiescence: each janitor's /metrics and /status.json, and inspect --json, agree with Redis. */
+function agreeWithRedis(run: Run, set: JanitorSet, options: ChaosOptions): Promise<Violation[]> {
+  const views = {
+    redis: run.admin,
+    janitors: set.janitors,
+    cli: options.cli,
+    operatorConfig: set.operatorConfig,
+    redisRestarted: run.faults.some((f) => f.kind === "kill-redis" || f.kind === "failover"),
+  };
+  return viewsAgree(views, 20_000);
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await mkdir(options.outDir, { recursive: true });
   const random = seededRandom(options.seed);
@@ -144,33 +140,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     auditor: new PendingAuditor(admin, READ_PAIRS),
     recovery: undefined,
     scriptTime: new ScriptTime(),
+    phasesMs: {},
+    lapStarted: Date.now(),
   };
   try {
-    for (const group of CHAOS_GROUPS) {
-      await admin.xgroup("CREATE", group.stream, group.group, "0", "MKSTREAM");
-    }
-    run.set = await startJanitors(options.cli, options.outDir, topology);
-    run.recovery = new RecoveryWatch(run.set.janitors);
-    const fleet = await startFleet(random, topology.url);
-    run.consumers = fleet.consumers;
-    run.programs = fleet.programs;
-    const started = Date.now();
+    const set = await startParties(run, options, random);
+    lap(run, "start");
     run.auditor.start();
     await schedule(run, options, random);
-    const quiet = Math.max(options.quietMs, options.durationMs - (Date.now() - started));
+    lap(run, "schedule");
+    const quiet = Math.max(options.quietMs, options.durationMs - (run.phasesMs.schedule ?? 0));
     const extra: Violation[] = await awaitQuiescence(admin, quiet);
+    lap(run, "quiet");
     await run.auditor.stop();
     extra.push(...run.auditor.violations);
-    if (extra.length === 0) {
-      const views = {
-        redis: admin,
-        janitors: run.set.janitors,
-        cli: options.cli,
-        operatorConfig: run.set.operatorConfig,
-        redisRestarted: run.faults.some((f) => f.kind === "kill-redis" || f.kind === "failover"),
-      };
-      extra.push(...(await viewsAgree(views, 20_000)));
-    }
+    if (extra.length === 0) extra.push(...(await agreeWithRedis(run, set, options)));
     // Only once everything settled: while copies wait, a lane is not empty for a good reason.
     if (extra.length === 0) extra.push(...(await lanesTrimmed(admin, 10_000)));
     await run.slow.collect(admin);
@@ -178,6 +162,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     extra.push(...run.slow.violations());
     await staleSweeps(run, options);
     extra.push(...run.fenceViolations);
+    lap(run, "checks");
     return await finish(run, options, extra);
   } finally {
     await Promise.all(run.consumers.map((consumer) => consumer.stop()));
@@ -215,6 +200,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     consumers,
     slowCommands: run.slow.all,
     recoveries: (await run.recovery?.settled()) ?? [],
+    phasesMs: run.phasesMs,
   };
   for (const lost of base.recoveries.filter((r) => r.recoveredMs === null)) {
     const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s`;

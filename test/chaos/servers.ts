@@ -3,8 +3,8 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
+import type { Launch } from "./portMap.js";
 
 /** Commands slower than this are logged (SLOWLOG threshold, microseconds) and reported. */
 const SLOWLOG_US = 10_000;
@@ -15,6 +15,42 @@ const SLOWLOG_US = 10_000;
 export const SLOW_COMMAND_US = 100_000;
 
 export const LEASE_KEY = "chaos:lease";
+
+/**
+ * How long a (re)start may take. A long run writes bodies of up to 1 MiB to the AOF, and a loaded
+ * host took over 10 s (spawnRedisServer's bound) to replay it: that start was abandoned, and
+ * Redis stayed down until the next restart fault.
+ */
+const START_TIMEOUT_MS = 120_000;
+
+/** Resolves on the server's own "ready" log line; SIGKILLs it if that never comes. */
+function whenReady(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const done = (error?: Error): void => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.off("exit", onExit);
+      // Past start-up its output is of no interest; drained so the pipe never fills.
+      child.stdout?.resume();
+      if (error === undefined) return resolve();
+      child.kill("SIGKILL");
+      reject(error);
+    };
+    const timer = setTimeout(
+      () => done(new Error(`redis-server not ready within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
+    const onData = (chunk: Buffer): void => {
+      output = (output + chunk.toString()).slice(-2000);
+      if (output.includes("Ready to accept connections")) done();
+    };
+    const onExit = (code: number | null): void =>
+      done(new Error(`redis-server exited (${String(code)}): ${output}`));
+    child.stdout?.on("data", onData);
+    child.on("exit", onExit);
+  });
+}
 
 /** The Redis under test: persisted with every write fsynced, so a SIGKILL loses nothing acked. */
 export class ChaosRedis {
@@ -28,11 +64,20 @@ export class ChaosRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  async start(): Promise<void> {
-    this.process = await spawnRedisServer({
-      port: this.port,
-      dir: this.dir,
-      extraArgs: [
+  /** Starts it (replaying its AOF after a kill); says how long that took. */
+  async start(): Promise<string> {
+    const started = Date.now();
+    const child = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(this.port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        this.dir,
+        "--save",
+        "",
         "--appendonly",
         "yes",
         "--appendfsync",
@@ -42,7 +87,11 @@ export class ChaosRedis {
         "--slowlog-max-len",
         "1024",
       ],
-    });
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    this.process = child;
+    await whenReady(child);
+    return `ready after ${Date.now() - started} ms`;
   }
 
   async kill(): Promise<void> {
@@ -64,13 +113,16 @@ export class JanitorReplica {
     readonly configPath: string,
     readonly httpPort: number,
     readonly logPath: string,
+    readonly launch: Launch = { nodeArgs: [], env: {} },
   ) {}
 
   /** Starts the process unless it runs already (a restart planned by the nemesis may come late). */
   start(): void {
     if (this.running) return;
     const log = createWriteStream(this.logPath, { flags: "a" });
-    const child = spawn(process.execPath, [this.cli, "run", "--config", this.configPath], {
+    const args = [...this.launch.nodeArgs, this.cli, "run", "--config", this.configPath];
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...this.launch.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.pipe(log);

@@ -1,22 +1,34 @@
 import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
-import { ChaosProxy } from "./proxy.js";
+import { ChaosLink, ChaosProxy } from "./proxy.js";
 import { ChaosRedis } from "./servers.js";
 
 export type TopologyName = "standalone" | "sentinel";
+
+/** A janitor's own way to Redis: its proxies, its `redis` configuration through them. */
+export interface JanitorLink {
+  link: ChaosLink;
+  redis: Record<string, unknown>;
+  /** Server port -> its proxy's port, for addresses the janitor learns (portMap.ts). */
+  portMap: Record<number, number>;
+}
+
+async function proxyTo(port: number): Promise<[ChaosProxy, number]> {
+  const proxy = new ChaosProxy(() => port);
+  return [proxy, await proxy.start()];
+}
 
 /** The Redis servers of a run, and how each party reaches the primary. */
 export interface Topology {
   name: TopologyName;
   /** Where the harness, the producers, the consumers and the stale-leader probe reach it. */
   url: string;
-  /** The janitors reach Redis through a proxy each (latency and partition faults). */
-  linked: boolean;
-  primaryPort(): number;
-  /** A janitor's `redis` configuration; `linkPort`: its own proxy, when linked. */
-  janitorRedis(linkPort: number): Record<string, unknown>;
-  /** SIGKILL of the primary and a restart from its AOF (standalone). */
-  restart?: (downMs: number) => Promise<void>;
+  /** Each janitor reaches Redis through its own link (latency and partition faults). */
+  linkJanitor(): Promise<JanitorLink>;
+  /** The operator's `redis` configuration: straight to the servers. */
+  operatorRedis: Record<string, unknown>;
+  /** SIGKILL of the primary and a restart from its AOF (standalone); says how it went. */
+  restart?: (downMs: number) => Promise<string>;
   /** SENTINEL FAILOVER, resolved once the new primary is announced (sentinel). */
   failover?: () => Promise<string>;
   stop(): Promise<void>;
@@ -29,26 +41,59 @@ export async function standalone(dataDir: string): Promise<Topology> {
   return {
     name: "standalone",
     url: redis.url,
-    linked: true,
-    primaryPort: () => redis.port,
-    janitorRedis: (linkPort) => ({ url: `redis://127.0.0.1:${linkPort}` }),
+    // A restart keeps the server's port: the proxy goes on pointing at it.
+    linkJanitor: async () => {
+      const [proxy, port] = await proxyTo(redis.port);
+      return {
+        link: new ChaosLink([proxy]),
+        redis: { url: `redis://127.0.0.1:${port}` },
+        portMap: {},
+      };
+    },
+    operatorRedis: { url: redis.url },
     restart: async (downMs) => {
       await redis.kill();
       await new Promise((resolve) => setTimeout(resolve, downMs));
-      await redis.start();
+      return redis.start();
     },
     stop: () => redis.kill(),
   };
 }
 
 /**
+ * A proxy to each Sentinel and to each data node. The janitor connects to the primary the
+ * Sentinels name, and to the Sentinels they list, through the port map (portMap.ts).
+ */
+async function sentinelLink(
+  set: SentinelSet,
+  sentinelRedis: Record<string, unknown>,
+): Promise<JanitorLink> {
+  const proxies: ChaosProxy[] = [];
+  const portMap: Record<number, number> = {};
+  for (const server of [...set.sentinels, ...set.nodes]) {
+    const [proxy, port] = await proxyTo(server.port);
+    proxies.push(proxy);
+    portMap[server.port] = port;
+  }
+  const nodes = set.sentinels.map((s) => `127.0.0.1:${portMap[s.port] ?? s.port}`);
+  return { link: new ChaosLink(proxies), redis: { ...sentinelRedis, nodes }, portMap };
+}
+
+/**
  * 1 primary, 1 replica, 3 Sentinels (test/support's SentinelSet; data nodes without AOF). The
- * janitors use Sentinel as configured in the README; the producers, the README's consumer loops
- * (which take one URL) and the harness reach the primary through a proxy that follows the
- * failover, as a service address in front of the primary would.
+ * janitors use Sentinel as configured in the README, each through its own link (sentinelLink);
+ * the producers, the README's consumer loops (which take one URL) and the harness reach the
+ * primary through a proxy that follows the failover, as a service address in front of the
+ * primary would.
  */
 export async function sentinel(): Promise<Topology> {
   const set = await SentinelSet.start();
+  const sentinelRedis = {
+    mode: "sentinel",
+    url: `redis://${MASTER_NAME}`,
+    nodes: set.sentinelNodes,
+    masterName: MASTER_NAME,
+  };
   let primary = await set.primaryPort();
   const front = new ChaosProxy(() => primary);
   const url = `redis://127.0.0.1:${await front.start()}`;
@@ -66,14 +111,8 @@ export async function sentinel(): Promise<Topology> {
   return {
     name: "sentinel",
     url,
-    linked: false,
-    primaryPort: () => primary,
-    janitorRedis: () => ({
-      mode: "sentinel",
-      url: `redis://${MASTER_NAME}`,
-      nodes: set.sentinelNodes,
-      masterName: MASTER_NAME,
-    }),
+    linkJanitor: () => sentinelLink(set, sentinelRedis),
+    operatorRedis: sentinelRedis,
     failover: async () => {
       const old = primary;
       const client = set.sentinel(0);
