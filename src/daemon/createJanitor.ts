@@ -7,6 +7,8 @@ import { keysOutsideSourceSlot, type ResolvedGroup } from "../core/resolveGroup.
 import { slotRefusal } from "../core/slotRule.js";
 import { Lease } from "../lease/Lease.js";
 import { Maintenance } from "../maintenance/Maintenance.js";
+import { RedriveTaskRunner } from "../maintenance/RedriveTaskRunner.js";
+import { createRedriveTaskMetrics } from "../metrics/redriveTaskMetrics.js";
 import { createJanitorMetrics, type JanitorMetrics } from "../metrics/janitorMetrics.js";
 import { createMaintenanceMetrics } from "../metrics/maintenanceMetrics.js";
 import type { ConnectionProblems } from "../redis/ConnectionProblems.js";
@@ -72,6 +74,8 @@ export interface Janitor {
   readonly lease: Lease;
   /** The advisory events (best effort, on the sweep connection, outside every script). */
   readonly events: EventWriter;
+  /** Runs the redrive tasks while leading (`run` starts it; `sweep` does not). */
+  readonly redriveTasks: RedriveTaskRunner;
   /**
    * Builds maintenance and the supervisor from `settings` (the configuration in effect now,
    * after any reload), following `groups`, acting under the lease's current term.
@@ -115,6 +119,14 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     logger,
   });
   recordLeaseEvents(lease, events);
+  const redriveTasks = new RedriveTaskRunner({
+    redis: sweepRedis,
+    leaseKey: config.lease.key,
+    currentTerm: () => lease.term,
+    logger,
+    metrics: createRedriveTaskMetrics(registry),
+    events,
+  });
 
   const createSweepWork: Janitor["createSweepWork"] = (settings, groups) => {
     const maintenance = new Maintenance({
@@ -172,6 +184,7 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
     leaseRedis,
     lease,
     events,
+    redriveTasks,
     createSweepWork,
     reportRefusals,
     warnOutsideSlot,
