@@ -43,12 +43,6 @@ export function redriveTaskDirectoryKey(leaseKey: string): string {
   return sameSlotKey(leaseKey, "redrive-tasks");
 }
 
-/** The task id at the end of a task key (redriveTaskKeys), or undefined. */
-export function taskIdOfKey(key: string): string | undefined {
-  const at = key.lastIndexOf("redrive-task:");
-  return at === -1 ? undefined : key.slice(at + "redrive-task:".length);
-}
-
 /** `rt-<start, base 36 ms>-<6 random hex digits>`: sorts by start time, unique enough per source. */
 export function newRedriveTaskId(nowMs: number, random: () => number = Math.random): string {
   const suffix = Math.floor(random() * 0x1000000)

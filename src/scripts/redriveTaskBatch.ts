@@ -25,7 +25,7 @@ export interface RedriveTaskBatchResult {
 /** The script's errors; nothing changed on any of them. */
 export const REDRIVE_TASK_BATCH_ERRORS: readonly RedisErrorCode[] = ["FENCED"];
 
-export function redriveTaskBatchArgs(request: RedriveTaskBatchRequest): ScriptCall {
+function redriveTaskBatchArgs(request: RedriveTaskBatchRequest): ScriptCall {
   const { task } = request;
   const { task: key, active } = redriveTaskKeys(task.deadLetterStream, task.id);
   const { keys, fenceValue } = withFence(
@@ -36,7 +36,7 @@ export function redriveTaskBatchArgs(request: RedriveTaskBatchRequest): ScriptCa
   return scriptCall(keys, [fenceValue, request.scanLimit, request.moveLimit]);
 }
 
-export function parseRedriveTaskBatchReply(reply: unknown): RedriveTaskBatchResult {
+function parseRedriveTaskBatchReply(reply: unknown): RedriveTaskBatchResult {
   const [status, movedNow, moved, toMove, failure] = replyFields("redriveTaskBatch", reply, 5);
   return {
     status: String(status) as RedriveTaskStatus | "",

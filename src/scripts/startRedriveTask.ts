@@ -9,12 +9,12 @@ export interface StartRedriveTaskResult {
   activeId: string;
 }
 
-export function startRedriveTaskArgs(task: RedriveTask): ScriptCall {
+function startRedriveTaskArgs(task: RedriveTask): ScriptCall {
   const { task: key, active } = redriveTaskKeys(task.deadLetterStream, task.id);
   return scriptCall([key, active], [task.id, ...taskFields(task).flat()]);
 }
 
-export function parseStartRedriveTaskReply(reply: unknown): StartRedriveTaskResult {
+function parseStartRedriveTaskReply(reply: unknown): StartRedriveTaskResult {
   const [started, activeId] = replyFields("startRedriveTask", reply, 2);
   return { started: flag(started), activeId: String(activeId) };
 }

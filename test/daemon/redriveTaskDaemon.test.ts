@@ -105,7 +105,9 @@ describe("redrive tasks run by the daemon", () => {
     );
     expect(await fixture.redis.xlen(dead)).toBe(0);
     const written = await eventsIn(fixture.redis, events);
-    const types = written.map((event) => event.type).filter((type) => type.startsWith("task-"));
+    const types = written
+      .map((event) => event.type)
+      .filter((type) => type?.startsWith("task-") === true);
     expect(types).toEqual(["task-started", "task-finished"]);
     expect(written.find((e) => e.type === "task-started")?.by).toMatch(/^operator@/u);
   });

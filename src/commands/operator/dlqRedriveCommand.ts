@@ -19,6 +19,9 @@ import {
   type OperatorCommand,
 } from "./OperatorCommand.js";
 
+const runNow = runFrom(async () => (await import("./runDlqRedrive.js")).runDlqRedrive);
+const runAsync = runFrom(async () => (await import("./runDlqRedriveAsync.js")).runDlqRedriveAsync);
+
 export const dlqRedriveCommand: OperatorCommand = {
   words: ["dlq", "redrive"],
   synopsis:
@@ -105,5 +108,5 @@ Examples:
     idsOption(values);
     checkRedriveIds(values);
   },
-  run: runFrom(async () => (await import("./runDlqRedrive.js")).runDlqRedrive),
+  run: (values, session) => (values.async === true ? runAsync : runNow)(values, session),
 };

@@ -25,9 +25,6 @@ export async function runDlqRedrive(
   if (values["from-file"] !== undefined) {
     return (await import("./runDlqRestore.js")).runDlqRestore(values, session);
   }
-  if (values.async === true) {
-    return (await import("./runDlqRedriveAsync.js")).runDlqRedriveAsync(values, session);
-  }
   const group = await existingGroup(
     session,
     requiredString(values, "stream"),
