@@ -14,13 +14,17 @@ import { readRedriveTasks } from "../reads/readRedriveTasks.js";
 import { runRedriveTaskBatch, type RedriveTaskBatchResult } from "../scripts/redriveTaskBatch.js";
 import { runRedriveTaskDirectory } from "../scripts/redriveTaskDirectory.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
+import { PageSizer } from "../sweep/PageSizer.js";
 import { classifySweepError } from "../sweep/sweepErrors.js";
 
 /**
- * Dead letters a batch examines at most: a batch of 500 small dead letters took about 1 ms of
- * Redis time (test/bench/RESULTS.md, "Redrive tasks"), within the 2 ms a script is allowed.
+ * Dead letters a batch examines at most. Within it each task's batches are sized by their own
+ * Redis time (PageSizer, as the sweep's pages): 500 dead letters of ~170 bytes took 5-14 ms, far
+ * over the budget (test/bench/RESULTS.md, "Redrive tasks").
  */
 const TASK_BATCH_SIZE = 500;
+/** The Redis time one batch may take (README "Performance": 2 ms per script call). */
+const BATCH_BUDGET_MS = 2;
 /** With nothing active, the directory is read this often (and at once when the lease is won). */
 const POLL_MS = 5000;
 /** One round runs batches for this long at most, then reads the directory again. */
@@ -58,6 +62,8 @@ export class RedriveTaskRunner {
   private readonly now: () => number;
   /** Per active task id: when its next batch may go (monotonic ms). */
   private readonly nextAt = new Map<string, number>();
+  /** Per active task id: the size of its next batch, from the Redis time of the last ones. */
+  private readonly sizers = new Map<string, PageSizer>();
   private nextDelayMs = 0;
 
   constructor(options: RedriveTaskRunnerOptions) {
@@ -97,6 +103,7 @@ export class RedriveTaskRunner {
     const active = tasks.filter((task) => isActiveTaskStatus(task.status));
     const ids = new Set(active.map((task) => task.id));
     for (const id of this.nextAt.keys()) if (!ids.has(id)) this.nextAt.delete(id);
+    for (const id of this.sizers.keys()) if (!ids.has(id)) this.sizers.delete(id);
     const sliceEnd = this.now() + ROUND_SLICE_MS;
     for (const task of active) {
       if (term.signal.aborted) break;
@@ -116,16 +123,19 @@ export class RedriveTaskRunner {
     sliceEnd: number,
   ): Promise<RedriveTask["status"] | ""> {
     const batchSize = this.options.batchSize ?? TASK_BATCH_SIZE;
-    const moveLimit = task.rate > 0 ? Math.min(batchSize, Math.ceil(task.rate / 10)) : batchSize;
+    const rateLimit = task.rate > 0 ? Math.ceil(task.rate / 10) : batchSize;
+    const sizer = this.sizers.get(task.id) ?? new PageSizer(batchSize, BATCH_BUDGET_MS);
+    this.sizers.set(task.id, sizer);
     let status: RedriveTask["status"] | "" = task.status;
     while (!term.signal.aborted && (this.nextAt.get(task.id) ?? 0) <= this.now()) {
+      const size = Math.min(sizer.maxClaimed, rateLimit);
       let batch: RedriveTaskBatchResult;
       try {
         batch = await runRedriveTaskBatch(this.options.redis, {
           task,
           fence: term.fence,
-          scanLimit: batchSize,
-          moveLimit,
+          scanLimit: size,
+          moveLimit: size,
         });
       } catch (error) {
         if (classifySweepError(error).kind === "fenced") {
@@ -144,11 +154,14 @@ export class RedriveTaskRunner {
       }
       status = batch.status;
       this.options.metrics.movedEntries.inc(batch.movedNow);
+      const { durationMs, movedNow } = batch;
+      const cost = { durationMs, claimMs: durationMs, claimed: movedNow, maxClaimed: size };
+      sizer.record({ ...cost, examined: size });
       if (!isActiveTaskStatus(batch.status)) {
         this.finished(task, batch);
         return status;
       }
-      const pause = task.rate > 0 ? (moveLimit * 1000) / task.rate : 0;
+      const pause = task.rate > 0 ? (Math.max(1, movedNow) * 1000) / task.rate : 0;
       this.nextAt.set(task.id, this.now() + pause);
       if (this.now() >= sliceEnd) return status;
     }

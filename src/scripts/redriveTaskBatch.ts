@@ -20,6 +20,8 @@ export interface RedriveTaskBatchResult {
   moved: number;
   toMove: number;
   failure: string;
+  /** The call's own duration (Redis TIME inside the script). */
+  durationMs: number;
 }
 
 /** The script's errors; nothing changed on any of them. */
@@ -37,13 +39,18 @@ function redriveTaskBatchArgs(request: RedriveTaskBatchRequest): ScriptCall {
 }
 
 function parseRedriveTaskBatchReply(reply: unknown): RedriveTaskBatchResult {
-  const [status, movedNow, moved, toMove, failure] = replyFields("redriveTaskBatch", reply, 5);
+  const [status, movedNow, moved, toMove, failure, durationUs] = replyFields(
+    "redriveTaskBatch",
+    reply,
+    6,
+  );
   return {
     status: String(status) as RedriveTaskStatus | "",
     movedNow: Number(movedNow),
     moved: Number(moved),
     toMove: Number(toMove),
     failure: String(failure),
+    durationMs: Number(durationUs) / 1000,
   };
 }
 

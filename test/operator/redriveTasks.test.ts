@@ -138,9 +138,9 @@ describe("redrive tasks (dlq redrive --async)", () => {
     const { stream, group, leaseKey, options, redis } = await setup("task-cancel", 300);
     const task = await startRedriveTask(redis, group, { ...options, rate: 1000 });
     const leader = await term(leaseKey, "me");
-    const { tasks, events } = runner(leaseKey, () => leader);
-    await tasks.runOnce(); // rate 1000/s: one batch of 100, then the next waits 100 ms
-    expect(await fixture.redis.xlen(stream)).toBe(100);
+    const { tasks, events } = runner(leaseKey, () => leader, 50);
+    await tasks.runOnce(); // one batch of 50, then the next waits 50 ms at 1000/s
+    expect(await fixture.redis.xlen(stream)).toBe(50);
     expect(await cancelRedriveTask(redis, leaseKey, task.id)).toMatchObject({
       before: "RUNNING",
       after: "CANCELLING",
@@ -152,34 +152,34 @@ describe("redrive tasks (dlq redrive --async)", () => {
     await tasks.runOnce(); // the clock has not moved: nothing runs before its time
     const runs = (await readRedriveTasks(redis, redriveTaskDirectoryKey(leaseKey))).tasks;
     expect(runs[0]?.status).toBe("CANCELLING");
-    const later = runner(leaseKey, () => leader);
+    const later = runner(leaseKey, () => leader, 50);
     await later.tasks.runOnce();
     const [cancelled] = (await readRedriveTasks(redis, redriveTaskDirectoryKey(leaseKey))).tasks;
-    expect(cancelled).toMatchObject({ status: "CANCELLED", moved: 100, toMove: 300 });
-    expect(await fixture.redis.xlen(stream)).toBe(100);
-    expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(200);
+    expect(cancelled).toMatchObject({ status: "CANCELLED", moved: 50, toMove: 300 });
+    expect(await fixture.redis.xlen(stream)).toBe(50);
+    expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(250);
     expect(later.events.map((e) => e.detail?.status)).toEqual(["CANCELLED"]);
     expect(events).toEqual([]);
-    await expect(startRedriveTask(redis, group, options)).resolves.toMatchObject({ toMove: 200 });
+    await expect(startRedriveTask(redis, group, options)).resolves.toMatchObject({ toMove: 250 });
   });
 
   it("a new leader resumes a task the old one ran part of: nothing lost or doubled, counts exact; the stale leader's batch is refused", async () => {
     const { stream, group, letters, leaseKey, options, redis } = await setup("task-leader", 1000);
     const task = await startRedriveTask(redis, group, { ...options, rate: 2000 });
     const old = await term(leaseKey, "old");
-    const first = runner(leaseKey, () => old);
-    await first.tasks.runOnce(); // one batch of 200
+    const first = runner(leaseKey, () => old, 50);
+    await first.tasks.runOnce(); // one batch of 50
     await first.tasks.stop();
-    expect(await fixture.redis.xlen(stream)).toBe(200);
+    expect(await fixture.redis.xlen(stream)).toBe(50);
 
     const next = await term(leaseKey, "new"); // the lease moved: "old" is stale now
     first.clock.ms += 1000;
     await first.tasks.runOnce();
-    expect(await fixture.redis.xlen(stream)).toBe(200);
+    expect(await fixture.redis.xlen(stream)).toBe(50);
     expect(first.lines.some((l) => String(l.msg).includes("held by another process"))).toBe(true);
 
     const second = runner(leaseKey, () => next);
-    for (let round = 0; round < 10; round += 1) {
+    for (let round = 0; round < 40; round += 1) {
       await second.tasks.runOnce();
       second.clock.ms += 1000;
     }
@@ -188,7 +188,7 @@ describe("redrive tasks (dlq redrive --async)", () => {
     expect(await originalIds(stream)).toEqual(letters.map((l) => l.originalId));
     expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(0);
     expect(await metric(second.registry, "stream_janitor_redrive_task_moved_entries_total")).toBe(
-      800,
+      950,
     );
   });
 
@@ -227,16 +227,16 @@ describe("redrive tasks (dlq redrive --async)", () => {
     const { stream, group, leaseKey, options, redis } = await setup("task-failed", 300);
     const task = await startRedriveTask(redis, group, { ...options, rate: 1000 });
     const leader = await term(leaseKey, "me");
-    const { tasks, clock, events } = runner(leaseKey, () => leader);
+    const { tasks, clock, events } = runner(leaseKey, () => leader, 50);
     await tasks.runOnce();
     await fixture.redis.del(stream);
     await fixture.redis.set(stream, "not a stream");
     clock.ms += 1000;
     await tasks.runOnce();
     const [failed] = (await readRedriveTasks(redis, redriveTaskDirectoryKey(leaseKey))).tasks;
-    expect(failed).toMatchObject({ id: task.id, status: "FAILED", moved: 100 });
+    expect(failed).toMatchObject({ id: task.id, status: "FAILED", moved: 50 });
     expect(failed?.failure).toMatch(/^WRONGTYPE .* holds a string, not a stream/u);
-    expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(200);
+    expect(await fixture.redis.xlen(group.deadLetterStream)).toBe(250);
     expect(
       await fixture.redis.exists(redriveTaskKeys(group.deadLetterStream, task.id).active),
     ).toBe(0);

@@ -26,8 +26,9 @@ ARGV[1]  fence value, or 'token:<n>' on Cluster (ignored without KEYS[6])
 ARGV[2]  scan limit: at most this many dead letters are examined
 ARGV[3]  move limit: at most this many are moved (the runner's rate)
 
-Returns { status, movedNow, moved, toMove, failure }: the task's status after the call (''
-when there is no task), the dead letters this call moved, the task's counts, its failure ('').
+Returns { status, movedNow, moved, toMove, failure, durationUs }: the task's status after the
+call ('' when there is no task), the dead letters this call moved, the task's counts, its failure
+(''), and the call's own duration (Redis TIME), by which the runner sizes the next batch.
 Errors (nothing changed): FENCED.
 Included when loaded: includes/fence.lua, deadLetterPage.lua, redriveMove.lua.
 ]]
@@ -35,6 +36,12 @@ Included when loaded: includes/fence.lua, deadLetterPage.lua, redriveMove.lua.
 --- @include "fence"
 --- @include "deadLetterPage"
 --- @include "redriveMove"
+
+local function nowUs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local startedUs = nowUs()
 
 local task, active, deadLetters, target, index = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local scanLimit, moveLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -51,7 +58,7 @@ local t = {}
 for i = 1, #fields, 2 do t[fields[i]] = fields[i + 1] end
 local moved, toMove = tonumber(t['moved'] or '0'), tonumber(t['toMove'] or '0')
 if t['status'] ~= 'RUNNING' and t['status'] ~= 'CANCELLING' then
-  return { t['status'] or '', 0, moved, toMove, t['failure'] or '' }
+  return { t['status'] or '', 0, moved, toMove, t['failure'] or '', nowUs() - startedUs }
 end
 
 local now = redis.call('TIME')
@@ -68,7 +75,7 @@ local function finish(status, failure, movedNow, cursor)
     'finishedAt', nowMs, 'failure', failure or '')
   if redis.call('GET', active) == t['id'] then redis.call('DEL', active) end
   redis.call('PEXPIRE', task, tonumber(t['keepMs'] or '86400000'))
-  return { status, movedNow, moved, toMove, failure or '' }
+  return { status, movedNow, moved, toMove, failure or '', nowUs() - startedUs }
 end
 
 if t['status'] == 'CANCELLING' then return finish('CANCELLED', nil, 0, t['cursor']) end
@@ -96,4 +103,4 @@ if r.failure then return finish('FAILED', r.failure, r.deleted, r.nextCursor) en
 local scanned = #page < scanLimit and r.examined == #page
 if moved >= toMove or scanned then return finish('COMPLETED', nil, r.moved, r.nextCursor) end
 redis.call('HSET', task, 'moved', moved, 'cursor', r.nextCursor, 'updatedAt', nowMs)
-return { 'RUNNING', r.moved, moved, toMove, '' }
+return { 'RUNNING', r.moved, moved, toMove, '', nowUs() - startedUs }
