@@ -2,7 +2,7 @@ import { sameSlotKey } from "./keySlot.js";
 
 /**
  * A redrive task (`dlq redrive --async`): a redrive the leader runs in batches, its state in a
- * hash beside the dead-letter stream (README "Operating", "Redrive tasks"). RUNNING and
+ * hash beside the dead-letter stream (README "Operating"). RUNNING and
  * CANCELLING are active; the others are final.
  */
 export const REDRIVE_TASK_STATUSES = [
@@ -51,7 +51,7 @@ export function newRedriveTaskId(nowMs: number, random: () => number = Math.rand
   return `rt-${nowMs.toString(36)}-${suffix}`;
 }
 
-/** A task as its hash holds it (README "Operating", "Redrive tasks"). */
+/** A task as its hash holds it (README "Operating"). */
 export interface RedriveTask {
   id: string;
   status: RedriveTaskStatus;

@@ -122,6 +122,7 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
   const redriveTasks = new RedriveTaskRunner({
     redis: sweepRedis,
     leaseKey: config.lease.key,
+    budgetMs: config.sweep.maxScriptMs,
     currentTerm: () => lease.term,
     logger,
     metrics: createRedriveTaskMetrics(registry),

@@ -23,8 +23,6 @@ import { classifySweepError } from "../sweep/sweepErrors.js";
  * over the budget (test/bench/RESULTS.md, "Redrive tasks").
  */
 const TASK_BATCH_SIZE = 500;
-/** The Redis time one batch may take (README "Performance": 2 ms per script call). */
-const BATCH_BUDGET_MS = 2;
 /** With nothing active, the directory is read this often (and at once when the lease is won). */
 const POLL_MS = 5000;
 /** One round runs batches for this long at most, then reads the directory again. */
@@ -41,6 +39,8 @@ export interface RedriveTaskRunnerOptions {
   logger: Logger;
   metrics: RedriveTaskMetrics;
   events: Pick<EventWriter, "write">;
+  /** sweep.maxScriptMs: the Redis time one batch may take (README "Configuration"). */
+  budgetMs: number;
   batchSize?: number;
   pollMs?: number;
   /** Monotonic ms (the rate's clock); Unix ms for pruning. */
@@ -124,7 +124,7 @@ export class RedriveTaskRunner {
   ): Promise<RedriveTask["status"] | ""> {
     const batchSize = this.options.batchSize ?? TASK_BATCH_SIZE;
     const rateLimit = task.rate > 0 ? Math.ceil(task.rate / 10) : batchSize;
-    const sizer = this.sizers.get(task.id) ?? new PageSizer(batchSize, BATCH_BUDGET_MS);
+    const sizer = this.sizers.get(task.id) ?? new PageSizer(batchSize, this.options.budgetMs);
     this.sizers.set(task.id, sizer);
     let status: RedriveTask["status"] | "" = task.status;
     while (!term.signal.aborted && (this.nextAt.get(task.id) ?? 0) <= this.now()) {

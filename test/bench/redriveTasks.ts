@@ -71,6 +71,7 @@ async function runTask(redis: ScriptedRedis, raw: Redis, stream: string, count: 
   const runner = new RedriveTaskRunner({
     redis,
     leaseKey: LEASE,
+    budgetMs: BUDGET_US / 1000,
     currentTerm: () => ({ signal: new AbortController().signal, fence, fencingToken: 1 }),
     logger: pino({ level: "silent" }),
     metrics: createRedriveTaskMetrics(new Registry()),

@@ -61,6 +61,7 @@ function runner(leaseKey: string, leader: () => LeaderTerm | undefined, batchSiz
   const tasks = new RedriveTaskRunner({
     redis: registerScripts(fixture.redis),
     leaseKey,
+    budgetMs: 2,
     currentTerm: leader,
     logger,
     metrics,
