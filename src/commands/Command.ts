@@ -36,6 +36,11 @@ export interface Command {
    * without an Interruption (execute gets undefined).
    */
   readonly ownsSignals?: boolean;
+  /**
+   * The name under which the one word after the command's words lands in its values (`dlq cancel
+   * TASK`: "task"); undefined: the command takes no such word.
+   */
+  readonly positional?: string;
   /** Checks the options before anything loads or connects; throws UsageError. */
   validate?(values: OptionValues): void;
   execute(

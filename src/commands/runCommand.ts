@@ -53,10 +53,16 @@ function parseOptions(
     const parsed = parseArgs({
       args: argv.slice(command.words.length),
       options: command.options,
-      allowPositionals: false,
+      allowPositionals: command.positional !== undefined,
       strict: true,
     });
     const values = parsed.values as OptionValues;
+    if (command.positional !== undefined) {
+      if (parsed.positionals.length > 1) {
+        throw new Error(`unexpected argument '${parsed.positionals[1] ?? ""}'`);
+      }
+      values[command.positional] = parsed.positionals[0];
+    }
     if (values.help === true) {
       io.stdout.write(`${command.help}\n`);
       return EXIT.ok;

@@ -73,8 +73,13 @@ export function bootInBackground(parts: BootParts): void {
     teardown.push("lease", () => lease.stop());
     parts.onSweepWork(work);
     teardown.push("supervisor", () => supervisor.stop());
+    // Batches of redrive tasks run while leading, fenced like the sweeps; stopped before the lease.
+    const { redriveTasks } = janitor;
+    lease.on("acquired", () => redriveTasks.runSoon());
+    teardown.push("redrive-tasks", () => redriveTasks.stop());
     lease.start();
     supervisor.start();
+    redriveTasks.start();
   })();
   boot.catch((error: unknown) => {
     if (!controller.signal.aborted) parts.onFatal(error);

@@ -7,6 +7,8 @@ import { keysOutsideSourceSlot, type ResolvedGroup } from "../core/resolveGroup.
 import { slotRefusal } from "../core/slotRule.js";
 import { Lease } from "../lease/Lease.js";
 import { Maintenance } from "../maintenance/Maintenance.js";
+import { RedriveTaskRunner } from "../maintenance/RedriveTaskRunner.js";
+import { createRedriveTaskMetrics } from "../metrics/redriveTaskMetrics.js";
 import { createJanitorMetrics, type JanitorMetrics } from "../metrics/janitorMetrics.js";
 import {
   createMaintenanceMetrics,
@@ -76,6 +78,8 @@ export interface Janitor {
   readonly lease: Lease;
   /** The advisory events (best effort, on the sweep connection, outside every script). */
   readonly events: EventWriter;
+  /** Runs the redrive tasks while leading (`run` starts it; `sweep` does not). */
+  readonly redriveTasks: RedriveTaskRunner;
   /**
    * Builds maintenance and the supervisor from `settings` (the configuration in effect now,
    * after any reload), following `groups`, acting under the lease's current term; its outcomes
@@ -123,12 +127,22 @@ export function createJanitor(config: JanitorConfig, dependencies: JanitorDepend
   recordLeaseEvents(lease, events);
   const maintenanceMetrics = createMaintenanceMetrics(registry);
   const parts = { sweepRedis, logger, metrics, maintenanceMetrics, events, lease };
+  const redriveTasks = new RedriveTaskRunner({
+    redis: sweepRedis,
+    leaseKey: config.lease.key,
+    budgetMs: config.sweep.maxScriptMs,
+    currentTerm: () => lease.term,
+    logger,
+    metrics: createRedriveTaskMetrics(registry),
+    events,
+  });
   return {
     metrics,
     sweepRedis,
     leaseRedis,
     lease,
     events,
+    redriveTasks,
     createSweepWork: (settings, groups, refresher) =>
       buildSweepWork(parts, settings, groups, refresher),
     reportRefusals: (groups) => reportRefusals(sweepRedis, logger, groups),

@@ -312,6 +312,21 @@ export const METRIC_TABLE = {
       labelNames: GROUP,
     },
   },
+  /** Redrive tasks (`dlq redrive --async`), as the leader's runner sees them and moves them. */
+  redriveTasks: {
+    tasks: {
+      name: "stream_janitor_redrive_tasks",
+      type: "gauge",
+      help: "Redrive tasks (dlq redrive --async) by status, as the leader read them last; finished ones count until they expire.",
+      labelNames: ["status"],
+    },
+    movedEntries: {
+      name: "stream_janitor_redrive_task_moved_entries_total",
+      type: "counter",
+      help: "Dead letters moved back by redrive tasks run on this replica (as leader).",
+      labelNames: [],
+    },
+  },
   /** The configuration reload (SIGHUP). */
   reload: {
     lastReloadSuccessful: {

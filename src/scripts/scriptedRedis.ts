@@ -22,6 +22,10 @@ const SCRIPTS = {
   sjIndexDeadLetters: "indexDeadLetters.lua",
   sjAppendEvents: "appendEvents.lua",
   sjRestoreDeadLetters: "restoreDeadLetters.lua",
+  sjStartRedriveTask: "startRedriveTask.lua",
+  sjRedriveTaskBatch: "redriveTaskBatch.lua",
+  sjCancelRedriveTask: "cancelRedriveTask.lua",
+  sjRedriveTaskDirectory: "redriveTaskDirectory.lua",
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

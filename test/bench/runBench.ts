@@ -22,6 +22,7 @@ import { observabilityScenario } from "./observability.js";
 import { sparseScenario } from "./sparse.js";
 import { statusCostScenario } from "./statusCost.js";
 import { operatorScenario } from "./operatorCommands.js";
+import { redriveTaskScenario } from "./redriveTasks.js";
 import { redisImpactScenario } from "./redisImpact.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
@@ -50,7 +51,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * 1,000 and 10,000 groups, Redis commands per page view); `--only=b`, backoff with 1 KB and 5 MB
  * waiting entries (longest call, body reads); `--only=f`, one sweep pass over 10,000 idle groups
  * and with 1 % of them due; `--only=l`, the leader of 1,000 and 10,000 discovered groups under
- * the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long).
+ * the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long); `--only=t`, a redrive
+ * task against today's synchronous redrive (10,000 dead letters) and its batches' Redis time.
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -61,6 +63,7 @@ const OPTIONAL: Record<string, Scenario> = {
   b: backoffBodiesScenario,
   f: idleFleetScenario,
   l: leaderMemoryScenario,
+  t: redriveTaskScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */

@@ -30,6 +30,10 @@ const SCRIPTS = [
   "indexDeadLetters.lua",
   "ensureRetryLane.lua",
   "trimRetryLane.lua",
+  "redriveTaskBatch.lua",
+  "startRedriveTask.lua",
+  "cancelRedriveTask.lua",
+  "redriveTaskDirectory.lua",
 ];
 
 describe("the script loader", () => {

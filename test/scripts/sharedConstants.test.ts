@@ -22,6 +22,8 @@ import { APPEND_EVENTS_ERRORS } from "../../src/scripts/appendEvents.js";
 import { INDEX_DEAD_LETTERS_ERRORS } from "../../src/scripts/indexDeadLetters.js";
 import { RESTORE_DEAD_LETTERS_ERRORS } from "../../src/scripts/restoreDeadLetters.js";
 import { SWEEP_ERROR_CODES } from "../../src/sweep/sweepErrors.js";
+import { REDRIVE_TASK_BATCH_ERRORS } from "../../src/scripts/redriveTaskBatch.js";
+import { REDRIVE_TASK_DIRECTORY_ERRORS } from "../../src/scripts/redriveTaskDirectory.js";
 
 const LUA_DIR = new URL("../../src/scripts/lua/", import.meta.url);
 
@@ -98,6 +100,8 @@ describe("constants shared by the Lua includes and TypeScript", () => {
       "purgeDeadLetters.lua": PURGE_DEAD_LETTERS_ERRORS,
       "reapConsumers.lua": REAP_CONSUMERS_ERRORS,
       "redriveDeadLetters.lua": REDRIVE_DEAD_LETTERS_ERRORS,
+      "redriveTaskBatch.lua": REDRIVE_TASK_BATCH_ERRORS,
+      "redriveTaskDirectory.lua": REDRIVE_TASK_DIRECTORY_ERRORS,
       "restoreDeadLetters.lua": RESTORE_DEAD_LETTERS_ERRORS,
       "safeTrim.lua": SAFE_TRIM_ERRORS,
       "sweepPage.lua": SWEEP_PAGE_ERRORS,

@@ -36,6 +36,8 @@ export interface OperatorCommand {
    * otherwise a signal ends the command where it waits (each of its writes is one script).
    */
   readonly stopsOnSignal?: boolean;
+  /** As Command's: the name the one word after the verb is given in the values. */
+  readonly positional?: string;
   /** Checks the options before anything connects; throws UsageError. */
   validate?(values: OptionValues): void;
   run: OperatorRun;

@@ -1,3 +1,4 @@
+import { checkAsync, DEFAULT_KEEP } from "./dlqTaskOptions.js";
 import {
   checkFromFile,
   checkRedriveIds,
@@ -18,11 +19,15 @@ import {
   type OperatorCommand,
 } from "./OperatorCommand.js";
 
+const runNow = runFrom(async () => (await import("./runDlqRedrive.js")).runDlqRedrive);
+const runAsync = runFrom(async () => (await import("./runDlqRedriveAsync.js")).runDlqRedriveAsync);
+
 export const dlqRedriveCommand: OperatorCommand = {
   words: ["dlq", "redrive"],
   synopsis:
-    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]\n  stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]",
+    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]\n  stream-janitor dlq redrive --async --stream S --group G [--limit N] [--rate N] [--reason R] [--to lane] [--by NAME] [--keep D] [--json]\n  stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]",
   help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]
+       stream-janitor dlq redrive --async --stream S --group G [--limit N] [--rate N] [--reason R] [--to lane] [--by NAME] [--keep D] [--json]
        stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]
 
 Moves the group's dead letters back for another round of deliveries: each goes to the group's
@@ -46,6 +51,10 @@ ${ID_HELP}; an id that is not
 ${REASON_HELP}
 ${TO_HELP}
       --dry-run       count what would move, change nothing
+      --async         start a redrive task that the leader runs, print its id and return
+                      (see dlq tasks, dlq cancel); one active task per dead-letter stream
+      --by NAME       with --async: who started it (default: the OS user)
+      --keep D        with --async: how long the finished task is listed (default ${DEFAULT_KEEP})
       --from-file FILE  the dead letters a dlq purge --save wrote to FILE, copied back the
                       same way (the file is checked whole first: a bad line is named and
                       nothing is written); each at most once, however often the file is run
@@ -64,6 +73,7 @@ Examples:
   stream-janitor dlq redrive --stream orders --group billing --limit 10 --json
   stream-janitor dlq redrive --stream orders --group billing --to lane
   stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0
+  stream-janitor dlq redrive --async --stream orders --group billing --rate 200
   stream-janitor dlq redrive --from-file purged.jsonl --stream orders --group billing`,
   stopsOnSignal: true,
   options: {
@@ -77,8 +87,12 @@ Examples:
     to: { type: "string" },
     "dry-run": { type: "boolean" },
     "from-file": { type: "string" },
+    async: { type: "boolean" },
+    by: { type: "string" },
+    keep: { type: "string" },
   },
   validate(values) {
+    checkAsync(values);
     if (values["from-file"] !== undefined) {
       checkFromFile(values);
       integerOption(values, "rate");
@@ -94,5 +108,5 @@ Examples:
     idsOption(values);
     checkRedriveIds(values);
   },
-  run: runFrom(async () => (await import("./runDlqRedrive.js")).runDlqRedrive),
+  run: (values, session) => (values.async === true ? runAsync : runNow)(values, session),
 };

@@ -4,6 +4,8 @@ import { consumersReapCommand } from "./consumersReapCommand.js";
 import { dlqListCommand } from "./dlqListCommand.js";
 import { dlqPurgeCommand } from "./dlqPurgeCommand.js";
 import { dlqRedriveCommand } from "./dlqRedriveCommand.js";
+import { dlqCancelCommand } from "./dlqCancelCommand.js";
+import { dlqTasksCommand } from "./dlqTasksCommand.js";
 import { eventsCommand } from "./eventsCommand.js";
 import { inspectCommand } from "./inspectCommand.js";
 import type { OperatorCommand } from "./OperatorCommand.js";
@@ -14,6 +16,8 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   dlqListCommand,
   dlqRedriveCommand,
   dlqPurgeCommand,
+  dlqTasksCommand,
+  dlqCancelCommand,
   consumersReapCommand,
   trimCommand,
   eventsCommand,

@@ -53,13 +53,12 @@ Redis never rolls back a script: everything that could make a write fail is chec
 first one (the key types, the target's ids, the size of each copy). Should an unforeseen error
 still stop the copies, the dead letters already copied are deleted before the error is returned:
 each dead letter is copied and deleted, or left untouched, never copied and left.
-Included when loaded: includes/streamIds.lua, metadata.lua, deadLetterReaders.lua, deadLetterPage.lua.
+Included when loaded: includes/deadLetterPage.lua, redriveMove.lua (with streamIds.lua,
+metadata.lua, deadLetterReaders.lua).
 ]]
 
---- @include "streamIds"
---- @include "metadata"
---- @include "deadLetterReaders"
 --- @include "deadLetterPage"
+--- @include "redriveMove"
 
 local deadLetters, target, index = KEYS[1], KEYS[2], KEYS[3]
 local source, group = ARGV[1], ARGV[2]
@@ -68,103 +67,33 @@ local scanLimit, moveLimit = tonumber(ARGV[5]), tonumber(ARGV[6])
 local reason = ARGV[7]
 local dryRun = ARGV[8] == '1'
 
-local exists = {}
-for _, key in ipairs({ deadLetters, target, index }) do
-  local keyType = redis.call('TYPE', key)['ok']
-  if keyType ~= 'stream' and keyType ~= 'none' then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. keyType .. ', not a stream')
-  end
-  exists[key] = keyType == 'stream'
-end
-
--- A stream whose last id has the largest millisecond part can take only as many more entries as
--- its sequence part allows (idsLeftFor: includes/streamIds.lua).
-local function canTake(key, count)
-  if not exists[key] then return true, nil end
-  local info = redis.call('XINFO', 'STREAM', key)
-  local last = nil
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then last = info[i + 1] end
-  end
-  return idsLeftFor(last, count), last
-end
+-- The checks (includes/redriveMove.lua): key types, then whether the target can take the copies.
+local wrongType, exists = streamKeyTypes({ deadLetters, target, index })
+if wrongType then return redis.error_reply(wrongType) end
 if not dryRun then
-  local ok, last = canTake(target, moveLimit)
-  if not ok then
-    return redis.error_reply('IDSEXHAUSTED stream ' .. target .. ' has used up its ids (last id ' ..
-      last .. '): XADD would fail; nothing was redriven')
-  end
+  local exhausted = idsRefusal(exists, target, moveLimit)
+  if exhausted then return redis.error_reply(exhausted) end
 end
 
-------------------------------------------------------------------------------------------------
 -- Readers: the consumer groups of the dead-letter stream itself (includes/deadLetterReaders.lua).
 local readers = readersOf(exists[deadLetters] and deadLetters or nil)
-local function heldBack(id) return heldBackFrom(deadLetters, readers, id) end
 
-------------------------------------------------------------------------------------------------
 -- The page: a range of the dead-letter stream, or the given ids (each once).
-
-local unknown = {}
 local page, byIds = deadLetterPage(deadLetters, cursor, endId, scanLimit, 9)
-
-local METADATA = metadataNames(DEAD_LETTER_METADATA, REDRIVE_METADATA)
--- redis.call passes its arguments on the Lua C stack, which holds about 8000 values.
-local maxFieldValues = 7900
 
 local now = redis.call('TIME')
 local nowMs = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
 
-local examined, moved, held, nextCursor = 0, 0, 0, cursor
-local toDelete, oversized = {}, {}
-local failure = nil
-for _, entry in ipairs(page) do
-  if moved >= moveLimit then break end
-  local id, fields = entry[1], entry[2] or {}
-  examined = examined + 1
-  nextCursor = id
-  local meta = {}
-  for i = 1, #fields, 2 do
-    if METADATA[fields[i]] then meta[fields[i]] = fields[i + 1] end
-  end
-  local selected = meta['x-original-stream'] == source and meta['x-original-group'] == group
-    and (reason == '' or meta['x-dead-letter-reason'] == reason)
-  if not selected then
-    if byIds then unknown[#unknown + 1] = id end
-  elseif heldBack(id) then
-    held = held + 1
-  elseif #fields + 8 > maxFieldValues then
-    oversized[#oversized + 1] = id
-  else
-    moved = moved + 1
-    if not dryRun then
-      local args = { 'XADD', target, '*' }
-      local n = 3
-      for i = 1, #fields, 2 do
-        if not METADATA[fields[i]] then
-          args[n + 1] = fields[i]
-          args[n + 2] = fields[i + 1]
-          n = n + 2
-        end
-      end
-      n = appendRedriveMetadata(args, n, meta, id, nowMs)
-      local copied = redis.pcall(unpack(args, 1, n))
-      if type(copied) == 'table' and copied.err then
-        failure = copied.err
-        break
-      end
-      toDelete[#toDelete + 1] = id
-    end
-  end
-end
-
-for first = 1, #toDelete, 1000 do
-  redis.call('XDEL', deadLetters, unpack(toDelete, first, math.min(first + 999, #toDelete)))
-  redis.call('XDEL', index, unpack(toDelete, first, math.min(first + 999, #toDelete)))
-end
-if failure then
-  return redis.error_reply(failure .. ' (redrive stopped: ' .. #toDelete ..
+local r = redriveMove(page, {
+  deadLetters = deadLetters, index = index, target = target, source = source, group = group,
+  reason = reason, moveLimit = moveLimit, dryRun = dryRun, byIds = byIds, readers = readers,
+  nowMs = nowMs, cursor = cursor,
+})
+if r.failure then
+  return redis.error_reply(r.failure .. ' (redrive stopped: ' .. r.deleted ..
     ' dead letter(s) of this page were moved, the others are untouched)')
 end
 local done = 0
-if byIds or (#page < scanLimit and examined == #page) then done = 1 end
-return { nextCursor, examined, moved, done, oversized, heldBackByOf(readers), held, unknown }
+if byIds or (#page < scanLimit and r.examined == #page) then done = 1 end
+return { r.nextCursor, r.examined, r.moved, done, r.oversized, heldBackByOf(readers), r.held,
+  r.unknown }
