@@ -68,9 +68,15 @@ export async function runDaemonCommand(
     process.exit(EXIT.failure);
   });
 
+  // Loaded only when the console may act: `run` otherwise loads none of the operator code.
+  const uiActions =
+    config.http.ui.actions === true
+      ? (await import("../operations/uiActionRunner.js")).createUiActionRunner
+      : undefined;
   const starting = startDaemon(config, {
     logger,
     version,
+    ...(uiActions !== undefined && { uiActions: (redis) => uiActions(redis, config) }),
     onFatal: (error) => {
       logger.fatal({ err: error }, "cannot continue");
       shutdown("fatal", EXIT.failure);

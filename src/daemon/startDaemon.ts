@@ -18,6 +18,7 @@ import { StatusSampler } from "../status/StatusSampler.js";
 import { createConsoleRoute } from "../ui/createConsole.js";
 import { SweepLog } from "../ui/SweepLog.js";
 import { bootInBackground } from "./bootInBackground.js";
+import { createConsoleActions, type UiActionRunnerFactory } from "./consoleActions.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
 import { createReloader } from "./createReloader.js";
@@ -44,6 +45,8 @@ export interface DaemonDependencies {
   version: string;
   /** Called when the daemon cannot go on (an unsupported Redis server); the caller exits. */
   onFatal: (error: unknown) => void;
+  /** With http.ui.actions: the operator commands' code the console's actions run. */
+  uiActions?: UiActionRunnerFactory;
 }
 
 /** Discovery sends single SCAN calls and bounded XINFO GROUPS pipelines. */
@@ -133,7 +136,12 @@ export async function startDaemon(
     const sweeps = new SweepLog();
     if (config.http.ui.enabled) {
       routes.push(
-        createConsoleRoute({ board, sweeps, groups: groupSet, redis: metricsRedis, config }),
+        createConsoleRoute({
+          ...{ board, sweeps, groups: groupSet, redis: metricsRedis, config },
+          actions: createConsoleActions(config, {
+            ...{ runner: dependencies.uiActions, connect, registry, logger },
+          }),
+        }),
       );
     }
     const http = await startHttpEndpoint({

@@ -23,7 +23,8 @@ type EventType =
   | "dlq-redriven"
   | "dlq-purged"
   | "dead-letters-dropped"
-  | "retry-lane-group-recreated";
+  | "retry-lane-group-recreated"
+  | "ui-action";
 
 /** One advisory event; absent fields are written empty (count 0, detail {}). */
 export interface AdvisoryEvent {
