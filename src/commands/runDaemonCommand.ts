@@ -1,4 +1,5 @@
 import type { JanitorConfig } from "../core/configTypes.js";
+import type { UiActionRunnerFactory } from "../daemon/consoleActions.js";
 import { startDaemon, type RunningDaemon } from "../daemon/startDaemon.js";
 import { createLogger } from "../logging/createLogger.js";
 import { HttpListenError } from "../http/createHttpServer.js";
@@ -68,15 +69,11 @@ export async function runDaemonCommand(
     process.exit(EXIT.failure);
   });
 
-  // Loaded only when the console may act: `run` otherwise loads none of the operator code.
-  const uiActions =
-    config.http.ui.actions === true
-      ? (await import("../operations/uiActionRunner.js")).createUiActionRunner
-      : undefined;
+  const uiActions = await loadUiActions(config);
   const starting = startDaemon(config, {
     logger,
     version,
-    ...(uiActions !== undefined && { uiActions: (redis) => uiActions(redis, config) }),
+    ...(uiActions !== undefined && { uiActions }),
     onFatal: (error) => {
       logger.fatal({ err: error }, "cannot continue");
       shutdown("fatal", EXIT.failure);
@@ -98,4 +95,11 @@ export async function runDaemonCommand(
     "stream-janitor running",
   );
   return finished;
+}
+
+/** Loaded only when the console may act: `run` otherwise loads none of the operator code. */
+async function loadUiActions(config: JanitorConfig): Promise<UiActionRunnerFactory | undefined> {
+  if (config.http.ui.actions !== true) return undefined;
+  const { createUiActionRunner } = await import("../operations/uiActionRunner.js");
+  return (redis) => createUiActionRunner(redis, config);
 }

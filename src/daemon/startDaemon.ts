@@ -135,14 +135,9 @@ export async function startDaemon(
     // The leader's recent sweeps for the console (followed once the sweep work exists, below).
     const sweeps = new SweepLog();
     if (config.http.ui.enabled) {
-      routes.push(
-        createConsoleRoute({
-          ...{ board, sweeps, groups: groupSet, redis: metricsRedis, config },
-          actions: createConsoleActions(config, {
-            ...{ runner: dependencies.uiActions, connect, registry, logger },
-          }),
-        }),
-      );
+      const actions = { runner: dependencies.uiActions, connect, registry, logger };
+      const parts = { board, sweeps, groups: groupSet, redis: metricsRedis, config };
+      routes.push(createConsoleRoute({ ...parts, actions: createConsoleActions(config, actions) }));
     }
     const http = await startHttpEndpoint({
       config,

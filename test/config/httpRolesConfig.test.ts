@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readHttpAccess, sha256 } from "../../src/config/httpCredentials.js";
+import { runCli, writeConfigFile } from "../support/daemonProcess.js";
 import {
   expectConfigError,
   loadContent,
@@ -118,5 +119,24 @@ describe("http.auth.roles and http.ui.actions", () => {
       value: spaced,
       expected: "name:token lines, one token without whitespace on each (line 1 is not one)",
     });
+  });
+});
+
+describe("check-config with http.ui.actions", () => {
+  it("exits 78 naming both keys when auth is off", async () => {
+    const file = await writeConfigFile({
+      redis: { url: "redis://127.0.0.1:1" },
+      groups: [{ stream: "orders", group: "billing" }],
+      http: { ui: { actions: true } },
+    });
+    try {
+      const result = await runCli(["check-config", "--config", file.path]);
+      expect(result.code).toBe(78);
+      expect(result.stderr).toContain(
+        "http.ui.actions = true: expected false while http.auth is off",
+      );
+    } finally {
+      await file.remove();
+    }
   });
 });

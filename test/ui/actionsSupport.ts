@@ -32,6 +32,7 @@ export interface ActionsServer {
   clock: { now: number };
   eventsStream: string;
   add(stream: string, group: string): ResolvedGroup;
+  close(): Promise<void>;
 }
 
 /**
@@ -115,6 +116,10 @@ export async function startActionsServer(
     logLines,
     clock,
     eventsStream: config.events.stream,
+    close: async () => {
+      await http.close();
+      scripted.disconnect();
+    },
     add(stream, group) {
       const [spec] = testConfig(redisUrl, prefix, [
         { stream, group, reapConsumersIdleMs: 1000 },
