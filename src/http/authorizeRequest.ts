@@ -21,7 +21,7 @@ export function matchesAnyDigest(
 }
 
 /** As matchesAnyDigest, but which digest matched (the last one that did), -1 for none. */
-export function matchingIndex(
+function matchingIndex(
   presented: string,
   digests: readonly Buffer[],
   compare: ConstantTimeCompare = timingSafeEqual,

@@ -13,10 +13,11 @@ import { redriveView } from "./redriveTarget.js";
 /**
  * The bounds of one console action, as the CLI's defaults are: `dlq redrive` moves 1,000 dead
  * letters a second (its --rate); a console redrive moves at most UI_REDRIVE_LIMIT (its --limit),
- * so that a request ends within seconds; "submit again" moves the next ones.
+ * so that a request ends within seconds; "submit again" moves the next ones. The group page's
+ * note states both (src/ui/actionForms.ts).
  */
-export const UI_REDRIVE_RATE = 1000;
-export const UI_REDRIVE_LIMIT = 5000;
+const UI_REDRIVE_RATE = 1000;
+const UI_REDRIVE_LIMIT = 5000;
 
 /** The ids an event can name: those asked for, less the ones not done (as the CLI's doneIds). */
 function doneIds(selection: DeadLetterSelection, done: number, notDone: readonly string[]) {

@@ -5,7 +5,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { DeadLetterSelection } from "./UiActions.js";
 
 /** A form's body is a few fields and at most a page of ids: anything larger is refused. */
-export const MAX_FORM_BYTES = 64 * 1024;
+const MAX_FORM_BYTES = 64 * 1024;
 /** Ids one submission may name (a page shows 50). */
 const MAX_IDS = 1000;
 

@@ -150,7 +150,9 @@ describe("console actions in chromium", () => {
     const events = (await eventsIn(fixture.redis, config.events.stream)).filter(
       (e) => e.type === "ui-action" && e.stream === group.stream,
     );
-    expect(events.map((e) => [e.by, JSON.parse(e.detail ?? "{}").action])).toEqual([
+    expect(
+      events.map((e) => [e.by, (JSON.parse(e.detail ?? "{}") as { action?: string }).action]),
+    ).toEqual([
       ["alice", "redrive"],
       ["alice", "purge"],
     ]);
