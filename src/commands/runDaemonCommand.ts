@@ -1,4 +1,5 @@
 import type { JanitorConfig } from "../core/configTypes.js";
+import type { UiActionRunnerFactory } from "../daemon/consoleActions.js";
 import { startDaemon, type RunningDaemon } from "../daemon/startDaemon.js";
 import { createLogger } from "../logging/createLogger.js";
 import { HttpListenError } from "../http/createHttpServer.js";
@@ -23,9 +24,12 @@ export async function runDaemonCommand(
   });
   const signals = new DaemonSignals(logger, finish);
   signals.install(options.reload);
+
+  const uiActions = await loadUiActions(config);
   const starting = startDaemon(config, {
     logger,
     version,
+    ...(uiActions !== undefined && { uiActions }),
     onFatal: (error) => {
       logger.fatal({ err: error }, "cannot continue");
       signals.shutdown("fatal", EXIT.failure);
@@ -47,4 +51,11 @@ export async function runDaemonCommand(
     "stream-janitor running",
   );
   return finished;
+}
+
+/** Loaded only when the console may act: `run` otherwise loads none of the operator code. */
+async function loadUiActions(config: JanitorConfig): Promise<UiActionRunnerFactory | undefined> {
+  if (config.http.ui.actions !== true) return undefined;
+  const { createUiActionRunner } = await import("../operations/uiActionRunner.js");
+  return (redis) => createUiActionRunner(redis, config);
 }

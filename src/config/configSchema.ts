@@ -205,7 +205,9 @@ export const janitorSchema = {
     port: leaf(9478, "port of /metrics, /livez, /readyz", integer(0, 65535), {
       env: "STREAM_JANITOR_HTTP_PORT",
     }),
-    // Every path but /livez and /readyz; at most one of the two files (validateConfig).
+    // Every path but /livez and /readyz; at most one of the two files (validateConfig). Two
+    // optional keys live outside convict, present only when given (httpRoles.ts): auth.roles
+    // and ui.actions.
     auth: {
       bearerTokenFile: leaf("", "file holding the bearer token every request must send", file),
       basicAuthFile: leaf("", "file of user:password lines for HTTP basic auth", file),

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { ConfigError } from "./ConfigError.js";
 import { readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
-import type { JanitorConfig } from "../core/configTypes.js";
+import type { HttpRoleFiles, JanitorConfig } from "../core/configTypes.js";
+import { HTTP_ROLES, type HttpRole } from "./httpRoles.js";
 
 type HttpAuthConfig = JanitorConfig["http"]["auth"];
 
@@ -13,6 +14,17 @@ type HttpAuthConfig = JanitorConfig["http"]["auth"];
 export interface HttpCredentials {
   readonly scheme: "Bearer" | "Basic";
   readonly digests: readonly Buffer[];
+  /**
+   * The name of each digest, in the same order, for audit: a basic auth file's user, a token
+   * file's `name:` (an unnamed token is `token-<line>`, never anything of the secret).
+   */
+  readonly names?: readonly string[];
+}
+
+/** One credentials file and the role its holders get. */
+export interface RoleCredentials {
+  readonly role: HttpRole;
+  readonly credentials: HttpCredentials;
 }
 
 export function sha256(text: string): Buffer {
@@ -37,6 +49,12 @@ export function checkHttpAuthRules(auth: HttpAuthConfig): void {
 export async function readHttpCredentials(
   auth: HttpAuthConfig,
 ): Promise<HttpCredentials | undefined> {
+  const named = await readLegacyFile(auth);
+  if (named === undefined) return undefined;
+  return { scheme: named.scheme, digests: named.digests };
+}
+
+async function readLegacyFile(auth: HttpRoleFiles): Promise<HttpCredentials | undefined> {
   if (auth.bearerTokenFile !== "") {
     const key = "http.auth.bearerTokenFile";
     const text = await readSecret(key, auth.bearerTokenFile, "the bearer token");
@@ -54,14 +72,65 @@ export async function readHttpCredentials(
       const expected = "a file holding one bearer token (it holds whitespace inside the token)";
       throw new ConfigError(key, auth.bearerTokenFile, expected);
     }
-    return { scheme: "Bearer", digests: [sha256(token)] };
+    return { scheme: "Bearer", digests: [sha256(token)], names: ["token-1"] };
   }
-  if (auth.basicAuthFile !== "") {
-    const key = "http.auth.basicAuthFile";
-    const text = await readSecret(key, auth.basicAuthFile, "user:password lines");
-    return { scheme: "Basic", digests: basicAuthLines(key, auth.basicAuthFile, text) };
-  }
+  if (auth.basicAuthFile !== "")
+    return readBasicFile("http.auth.basicAuthFile", auth.basicAuthFile);
   return undefined;
+}
+
+async function readBasicFile(key: string, path: string): Promise<HttpCredentials> {
+  const text = await readSecret(key, path, "user:password lines");
+  const lines = basicAuthLines(key, path, text);
+  return { scheme: "Basic", digests: lines.map((l) => l.digest), names: lines.map((l) => l.user) };
+}
+
+/**
+ * Every credentials file of http.auth with its role: the http.auth file itself (viewers, as it
+ * always meant), then http.auth.roles.viewer and .operator. Empty when http.auth is off. Read at
+ * start-up and at each SIGHUP, like readHttpCredentials; throws a ConfigError naming the key.
+ */
+export async function readHttpAccess(auth: HttpAuthConfig): Promise<RoleCredentials[]> {
+  const access: RoleCredentials[] = [];
+  const legacy = await readLegacyFile(auth);
+  if (legacy !== undefined) access.push({ role: "viewer", credentials: legacy });
+  for (const role of HTTP_ROLES) {
+    const files = auth.roles?.[role];
+    if (files === undefined) continue;
+    const key = `http.auth.roles.${role}`;
+    const credentials =
+      files.bearerTokenFile !== ""
+        ? await readTokenFile(`${key}.bearerTokenFile`, files.bearerTokenFile)
+        : await readBasicFile(`${key}.basicAuthFile`, files.basicAuthFile);
+    access.push({ role, credentials });
+  }
+  return access;
+}
+
+/**
+ * A role's token file: one token per line, `name:token` or a bare token (named `token-<line>`);
+ * blank lines and `#` comments skipped. A token has no whitespace (RFC 6750) nor colon.
+ */
+async function readTokenFile(key: string, path: string): Promise<HttpCredentials> {
+  const text = await readSecret(key, path, "name:token lines");
+  const digests: Buffer[] = [];
+  const names: string[] = [];
+  for (const [index, raw] of text.split("\n").entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const colon = line.indexOf(":");
+    const name = colon < 0 ? `token-${index + 1}` : line.slice(0, colon);
+    const token = line.slice(colon + 1);
+    if (name === "" || token === "" || /[\s:]/u.test(token) || /\s/u.test(name)) {
+      const expected = `name:token lines, one token without whitespace on each (line ${index + 1} is not one)`;
+      throw new ConfigError(key, path, expected);
+    }
+    digests.push(sha256(token));
+    names.push(name);
+  }
+  if (digests.length === 0)
+    throw new ConfigError(key, path, "a file of name:token lines (it has none)");
+  return { scheme: "Bearer", digests, names };
 }
 
 async function readSecret(key: string, path: string, what: string): Promise<string> {
@@ -81,8 +150,12 @@ const HTPASSWD_HASH = /^(\$apr1\$|\$2[aby]\$|\{SHA\})/u;
  * trimmed); the user may not contain ":" (RFC 7617), the password may. A line that does not
  * parse is an error naming its number, never its text.
  */
-function basicAuthLines(key: string, path: string, text: string): Buffer[] {
-  const digests: Buffer[] = [];
+function basicAuthLines(
+  key: string,
+  path: string,
+  text: string,
+): { user: string; digest: Buffer }[] {
+  const digests: { user: string; digest: Buffer }[] = [];
   const lines = text.split("\n");
   for (const [index, raw] of lines.entries()) {
     const line = raw.trim();
@@ -97,7 +170,7 @@ function basicAuthLines(key: string, path: string, text: string): Buffer[] {
       const expected = `user:password lines with the password itself (${where} holds an htpasswd hash)`;
       throw new ConfigError(key, path, expected);
     }
-    digests.push(sha256(line));
+    digests.push({ user: line.slice(0, colon), digest: sha256(line) });
   }
   if (digests.length === 0) {
     throw new ConfigError(key, path, "a file of user:password lines (it has none)");

@@ -9,7 +9,7 @@ import { findDuplicateJsonKey } from "./findDuplicateJsonKey.js";
 import { MAX_CONFIG_NESTING, nestsDeeperThan } from "./nestingDepth.js";
 import { CONFIG_FILE_MAX_BYTES, readSmallFile, SECRET_FILE_MAX_BYTES } from "./readSmallFile.js";
 import { checkRedisSettings } from "./checkRedisSettings.js";
-import { readHttpCredentials } from "./httpCredentials.js";
+import { readHttpAccess } from "./httpCredentials.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { checkConfig } from "./validateConfig.js";
 
@@ -58,7 +58,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<JanitorCon
   const { auth } = config.http;
   if (!badSections.has("http") && (auth.bearerTokenFile === "" || auth.basicAuthFile === "")) {
     // Read now so that a bad file exits 78; the HTTP server reads it again (and at each SIGHUP).
-    await readHttpCredentials(auth).catch((error: unknown) => {
+    await readHttpAccess(auth).catch((error: unknown) => {
       if (!(error instanceof ConfigError)) throw error;
       problems.add(error);
     });

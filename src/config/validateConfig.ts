@@ -11,6 +11,7 @@ import {
 import { checkFileValues, isMapping } from "./checkFileValues.js";
 import { checkRedisRules } from "./checkRedisSettings.js";
 import { checkHttpAuthRules } from "./httpCredentials.js";
+import { checkActionsNeedOperators, takeHttpExtras } from "./httpRoles.js";
 import { clusterSlotProblems } from "./clusterSlotProblems.js";
 import { durationsInMs } from "./parseDuration.js";
 import type { JanitorConfig } from "../core/configTypes.js";
@@ -45,17 +46,23 @@ export function checkConfig(
   problems: ConfigProblems,
 ): { config: JanitorConfig; badSections: ReadonlySet<string> } {
   // Durations may carry a unit ("30s"): in ms before any check, so every check sees numbers.
-  const file = durationsInMs(input) as Mapping;
+  const extras = takeHttpExtras(durationsInMs(input) as Mapping, problems);
+  const { file } = extras;
   const { sections, groups, discover, retention, badSections } = checkFileValues(file, problems);
   const badEnv = checkNumericEnv(env, problems);
 
   const merged = mergeWithConvict(sections, env, badEnv, problems);
   const config: JanitorConfig = { ...merged, groups, discover, retention };
+  if (extras.roles !== undefined) config.http.auth.roles = extras.roles;
+  if (extras.actions !== undefined) config.http.ui.actions = extras.actions;
   checkCrossKeyRules(config, problems, badSections);
   if (!badSections.has("events")) checkEventsStream(config, problems);
   const roleSections = ["groups", "discover", "events", "lease"];
   if (!roleSections.some((name) => badSections.has(name))) checkKeyRoles(config, problems);
-  if (!badSections.has("http")) problems.check(() => checkHttpAuthRules(config.http.auth));
+  if (!badSections.has("http")) {
+    problems.check(() => checkHttpAuthRules(config.http.auth));
+    if (extras.bad !== true) problems.check(() => checkActionsNeedOperators(config.http));
+  }
   // On Cluster one script can only touch keys of one slot: refuse groups that would need two.
   // (Only on a clean groups list: a dropped entry would shift the indexes the problems name.)
   if (config.redis.mode === "cluster" && !badSections.has("groups")) {

@@ -99,15 +99,32 @@ export interface RedisConfig {
   tls: RedisTlsConfig;
 }
 
+/** One role's credentials file: exactly one of the two is set (README "Roles and actions"). */
+export interface HttpRoleFiles {
+  bearerTokenFile: string;
+  basicAuthFile: string;
+}
+
+/** http.auth.roles: who may look (viewer) and who may also act (operator). */
+export interface HttpRolesConfig {
+  viewer?: HttpRoleFiles;
+  operator?: HttpRoleFiles;
+}
+
 export interface JanitorConfig {
   redis: RedisConfig;
   http: {
     host: string;
     port: number;
     /** README "HTTP authentication": protects every path but /livez and /readyz; "" is off. */
-    auth: { bearerTokenFile: string; basicAuthFile: string };
-    /** README "Web console": the read-only web console at /ui. */
-    ui: { enabled: boolean; showBodies: boolean };
+    auth: {
+      bearerTokenFile: string;
+      basicAuthFile: string;
+      /** README "Roles and actions": set only when the file has http.auth.roles. */
+      roles?: HttpRolesConfig;
+    };
+    /** README "Web console": the web console at /ui; `actions` lets operators act from it. */
+    ui: { enabled: boolean; showBodies: boolean; actions?: boolean };
   };
   log: { level: string };
   lease: {

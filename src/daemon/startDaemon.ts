@@ -13,6 +13,7 @@ import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { createConsoleRoute } from "../ui/createConsole.js";
 import { SweepLog } from "../ui/SweepLog.js";
 import { bootInBackground, type BootParts } from "./bootInBackground.js";
+import { createConsoleActions, type UiActionRunnerFactory } from "./consoleActions.js";
 import { createReloadGauge } from "./configReload.js";
 import { createJanitor, namedConnections, type SweepWork } from "./createJanitor.js";
 import { createReloader, type Reloader } from "./createReloader.js";
@@ -46,6 +47,8 @@ export interface DaemonDependencies {
   version: string;
   /** Called when the daemon cannot go on (an unsupported Redis server); the caller exits. */
   onFatal: (error: unknown) => void;
+  /** With http.ui.actions: the operator commands' code the console's actions run. */
+  uiActions?: UiActionRunnerFactory;
 }
 
 /** How long shutdown waits for the last advisory events (lease-lost) before closing connections. */
@@ -85,7 +88,13 @@ export async function startDaemon(
     const sampler = buildSampler(parts, refresher);
     // The leader's recent sweeps for the console (followed once the sweep work exists, below).
     const sweeps = new SweepLog();
-    const http = await startHttp(parts, { refresher, metricsRedis, board: sampler, sweeps });
+    const http = await startHttp(parts, {
+      refresher,
+      metricsRedis,
+      board: sampler,
+      sweeps,
+      uiActions: dependencies.uiActions,
+    });
     const reloader = startInBackground(parts, {
       problems,
       refresher,
@@ -116,20 +125,23 @@ export async function startDaemon(
  * seam: the web console (/ui) is built from the same `board`.
  */
 async function startHttp(
-  { config, logger, registry, groupSet, teardown }: DaemonParts,
+  parts: DaemonParts,
   seen: {
     refresher: ScrapeRefresher;
     metricsRedis: RedisClient;
     board: StatusBoard;
     sweeps: SweepLog;
+    /** With http.ui.actions: the operator commands' code the console's actions run. */
+    uiActions: UiActionRunnerFactory | undefined;
   },
 ) {
+  const { config, logger, registry, groupSet, teardown } = parts;
   const { board, sweeps, metricsRedis } = seen;
   const routes: HttpRoute[] = [statusJsonRoute(board)];
   if (config.http.ui.enabled) {
-    routes.push(
-      createConsoleRoute({ board, sweeps, groups: groupSet, redis: metricsRedis, config }),
-    );
+    const actions = { runner: seen.uiActions, connect: parts.connect, registry, logger };
+    const pages = { board, sweeps, groups: groupSet, redis: metricsRedis, config };
+    routes.push(createConsoleRoute({ ...pages, actions: createConsoleActions(config, actions) }));
   }
   const http = await startHttpEndpoint({
     config,

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ConfigError } from "../config/ConfigError.js";
-import { readHttpCredentials } from "../config/httpCredentials.js";
+import { readHttpAccess } from "../config/httpCredentials.js";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { startHttpServer, type RunningHttpServer } from "../http/createHttpServer.js";
 import { HttpAuthGuard } from "../http/HttpAuthGuard.js";
@@ -26,7 +26,7 @@ export interface HttpEndpointParts {
 
 export interface HttpEndpoint extends RunningHttpServer {
   /**
-   * SIGHUP: reads the http.auth file again, so a rotated token or password file is in effect
+   * SIGHUP: reads the http.auth files again, so a rotated token or password file is in effect
    * without a restart. The file's path (like every http.* key) changes only with a restart; a
    * file that no longer reads is logged and the credentials in effect stay.
    */
@@ -36,13 +36,13 @@ export interface HttpEndpoint extends RunningHttpServer {
 /**
  * The daemon's HTTP side: /metrics refreshes the gauges before each scrape; readiness is one
  * PING on the scrape's connection, and a not-ready answer names the Redis failure in words.
- * With http.auth every other path needs the credentials its file holds.
+ * With http.auth every other path needs the credentials its files hold (each with its role).
  */
 export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpEndpoint> {
   const { config, refresher, metricsRedis } = parts;
-  const credentials = await readHttpCredentials(config.http.auth);
+  const credentials = await readHttpAccess(config.http.auth);
   const auth =
-    credentials === undefined
+    credentials.length === 0
       ? undefined
       : new HttpAuthGuard({
           credentials,
@@ -66,8 +66,8 @@ export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpE
   const rereadCredentials = async (): Promise<void> => {
     if (auth === undefined) return;
     try {
-      const next = await readHttpCredentials(config.http.auth);
-      if (next !== undefined) auth.replaceCredentials(next);
+      const next = await readHttpAccess(config.http.auth);
+      if (next.length > 0) auth.replaceCredentials(next);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       parts.logger.error(

@@ -25,7 +25,8 @@ type EventType =
   | "dead-letters-dropped"
   | "retry-lane-group-recreated"
   | "task-started"
-  | "task-finished";
+  | "task-finished"
+  | "ui-action";
 
 /** One advisory event; absent fields are written empty (count 0, detail {}). */
 export interface AdvisoryEvent {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { sha256, type HttpCredentials } from "../config/httpCredentials.js";
+import { sha256, type HttpCredentials, type RoleCredentials } from "../config/httpCredentials.js";
+import type { Caller } from "./HttpRoute.js";
 
 /** Compares two equal-length buffers in constant time (crypto.timingSafeEqual). */
 export type ConstantTimeCompare = (a: Buffer, b: Buffer) => boolean;
@@ -16,11 +17,20 @@ export function matchesAnyDigest(
   digests: readonly Buffer[],
   compare: ConstantTimeCompare = timingSafeEqual,
 ): boolean {
+  return matchingIndex(presented, digests, compare) >= 0;
+}
+
+/** As matchesAnyDigest, but which digest matched (the last one that did), -1 for none. */
+function matchingIndex(
+  presented: string,
+  digests: readonly Buffer[],
+  compare: ConstantTimeCompare = timingSafeEqual,
+): number {
   const digest = sha256(presented);
-  let matched = false;
-  for (const expected of digests) {
-    // compare() on the left: it runs for every digest, even after a match.
-    matched = compare(digest, expected) || matched;
+  let matched = -1;
+  for (const [index, expected] of digests.entries()) {
+    // compare() first: it runs for every digest, even after a match.
+    if (compare(digest, expected)) matched = index;
   }
   return matched;
 }
@@ -44,9 +54,23 @@ export function presentedSecret(
   return decoded.indexOf(":") > 0 ? decoded : undefined;
 }
 
-/** Whether the request carries credentials http.auth accepts. */
-export function authorizeRequest(request: IncomingMessage, credentials: HttpCredentials): boolean {
-  const secret = presentedSecret(request.headers.authorization, credentials.scheme);
-  // A missing or malformed header is still compared (with ""): refusals take the same time.
-  return matchesAnyDigest(secret ?? "", credentials.digests) && secret !== undefined;
+/**
+ * Who the request's credentials are, of every file http.auth reads (each file compared whole,
+ * whatever matched before): undefined when none accepts them. A credential in two files acts
+ * with the higher role (the later file: operators come after viewers).
+ */
+export function identifyCaller(
+  request: IncomingMessage,
+  access: readonly RoleCredentials[],
+): Caller | undefined {
+  let found: Caller | undefined;
+  for (const { role, credentials } of access) {
+    const secret = presentedSecret(request.headers.authorization, credentials.scheme);
+    // A missing or malformed header is still compared (with ""): refusals take the same time.
+    const index = matchingIndex(secret ?? "", credentials.digests);
+    if (secret === undefined || index < 0) continue;
+    const name = credentials.names?.[index] ?? `token-${index + 1}`;
+    found = { role, name, identity: `${role}:${sha256(secret).toString("hex")}` };
+  }
+  return found;
 }

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ASSUMED_OPEN_FILES_LIMIT, connectionCap, MAX_HTTP_CONNECTIONS } from "./connectionCap.js";
+import { capConnections } from "./capConnections.js";
 import { acceptsGzip } from "./gzipBody.js";
 import { readOpenFilesLimit } from "./openFilesLimit.js";
 import type { HttpAuthGuard } from "./HttpAuthGuard.js";
-import type { HttpRoute } from "./HttpRoute.js";
+import type { Caller, HttpRoute } from "./HttpRoute.js";
 import { send } from "./send.js";
 import { sendInflated, sharedExposition, type ScrapeReadOutcome } from "./sharedExposition.js";
 
@@ -26,9 +27,12 @@ export interface HttpServerOptions {
   notReadyReason?: () => string | undefined;
   /** Cap on open connections (default: connectionCap of the process's open-files limit). */
   maxConnections?: number;
-  /** Further GET routes (/status.json, /ui...), tried in order after the built-in three. */
+  /** Further routes (/status.json, /ui...), tried in order after the built-in three. */
   routes?: readonly HttpRoute[];
-  /** http.auth: checked before anything else on every path (it lets /livez and /readyz by). */
+  /**
+   * http.auth: checked before anything else on every path (it lets /livez and /readyz by); the
+   * caller it names is handed to the route.
+   */
   auth?: Pick<HttpAuthGuard, "admit">;
 }
 
@@ -75,105 +79,103 @@ export class HttpListenError extends Error {
   }
 }
 
-/**
- * Evicts the oldest connection that is not serving a request when a new one exceeds the cap. The
- * first eviction is logged at warn, once: a flood is one episode, which ends (logged at info with
- * the count) when the open connections fall back to half the cap.
- */
-function capConnections(server: Server, maxConnections: number, log: Logger): void {
-  const open = new Set<Socket>();
-  // Insertion-ordered: the first is the connection idle (or half-open) the longest.
-  const idle = new Set<Socket>();
-  let evictedInEpisode = 0;
-  const forget = (socket: Socket): void => {
-    open.delete(socket);
-    idle.delete(socket);
-  };
-  server.on("connection", (socket: Socket) => {
-    open.add(socket);
-    idle.add(socket);
-    socket.once("close", () => {
-      forget(socket);
-      if (evictedInEpisode > 0 && open.size <= maxConnections / 2) {
-        log.info(
-          { maxConnections, evicted: evictedInEpisode },
-          `http connections back under half the cap, after ${evictedInEpisode} were closed to make room`,
-        );
-        evictedInEpisode = 0;
-      }
-    });
-    if (open.size <= maxConnections) return;
-    const oldest: Socket = idle.values().next().value ?? socket;
-    // Forgotten at once: destroy() closes the descriptor now, its "close" event comes later.
-    forget(oldest);
-    oldest.destroy();
-    if (evictedInEpisode === 0) {
-      log.warn(
-        { maxConnections },
-        `http connections reached the cap of ${maxConnections}: closing the oldest idle ones to let new ones in (a flood, or a client that leaks connections)`,
-      );
+type Exposition = ReturnType<typeof sharedExposition>;
+
+/** /livez, /readyz and /metrics: true when `path` was one of them (and has been answered). */
+async function answerBuiltIn(
+  options: HttpServerOptions,
+  exposition: Exposition,
+  path: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<boolean> {
+  switch (path) {
+    case "/livez":
+      // Answering at all proves the process and its event loop work; Redis is not asked.
+      send(response, 200, "ok\n");
+      return true;
+    case "/readyz": {
+      const ready = await options.isReady();
+      const reason = ready ? undefined : (options.notReadyReason?.() ?? "redis is not answering");
+      send(response, ready ? 200 : 503, ready ? "ready\n" : `not ready: ${reason}\n`);
+      return true;
     }
-    evictedInEpisode += 1;
-  });
-  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    idle.delete(request.socket);
-    response.once("finish", () => {
-      if (open.has(request.socket) && !request.socket.destroyed) idle.add(request.socket);
+    case "/metrics": {
+      const body = await exposition();
+      const { contentType } = options.registry;
+      if (acceptsGzip(request)) {
+        send(response, 200, body, contentType, {
+          "content-encoding": "gzip",
+          vary: "accept-encoding",
+        });
+        return true;
+      }
+      await sendInflated(response, body, contentType);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * One request: http.auth first (it names the caller), then GET and HEAD anywhere, POST only where
+ * a route takes it (the console's actions): anything else is 405.
+ */
+function requestHandler(options: HttpServerOptions) {
+  const exposition = sharedExposition(options.beforeScrape, options.registry);
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    let caller: Caller | undefined;
+    if (options.auth !== undefined) {
+      caller = options.auth.admit(path, request, response);
+      if (caller === undefined) return;
+    }
+    const route = options.routes?.find((candidate) => candidate.matches(path));
+    const read = request.method === "GET" || request.method === "HEAD";
+    if (!read && !(request.method === "POST" && route?.acceptsPost?.(path) === true)) {
+      send(response, 405, "method not allowed\n");
+      return;
+    }
+    if (read && (await answerBuiltIn(options, exposition, path, request, response))) return;
+    if (route !== undefined) {
+      await route.handle(request, response, caller);
+      return;
+    }
+    const paths = ["/metrics", "/livez", "/readyz", ...(options.routes ?? []).map((r) => r.name)];
+    send(response, 404, `not found: try ${paths.join(", ")}\n`);
+  };
+}
+
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException): void => {
+      reject(new HttpListenError(host, port, error.code ?? "unknown"));
+    };
+    server.once("error", failed);
+    server.listen(port, host, () => {
+      server.off("error", failed);
+      resolve();
     });
   });
+}
+
+/** The URL a client on this machine reaches the server at (a wildcard address as loopback). */
+function reachableUrl(server: Server): string {
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
+}
+
+function describeLimit(openFilesLimit: number | undefined): string | number {
+  if (openFilesLimit === undefined) return `unknown (assumed ${ASSUMED_OPEN_FILES_LIMIT})`;
+  return Number.isFinite(openFilesLimit) ? openFilesLimit : "unlimited";
 }
 
 /** /metrics, /livez, /readyz and the given routes on node:http: a few routes need no framework. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const log = options.logger.child({ component: "http" });
-  const exposition = sharedExposition(options.beforeScrape, options.registry);
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = (request.url ?? "/").split("?")[0] ?? "/";
-    if (options.auth !== undefined && !options.auth.admit(path, request, response)) return;
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      send(response, 405, "method not allowed\n");
-      return;
-    }
-    switch (path) {
-      case "/livez":
-        // Answering at all proves the process and its event loop work; Redis is not asked.
-        send(response, 200, "ok\n");
-        return;
-      case "/readyz": {
-        const ready = await options.isReady();
-        const reason = ready ? undefined : (options.notReadyReason?.() ?? "redis is not answering");
-        send(response, ready ? 200 : 503, ready ? "ready\n" : `not ready: ${reason}\n`);
-        return;
-      }
-      case "/metrics": {
-        const body = await exposition();
-        const { contentType } = options.registry;
-        if (acceptsGzip(request)) {
-          send(response, 200, body, contentType, {
-            "content-encoding": "gzip",
-            vary: "accept-encoding",
-          });
-          return;
-        }
-        await sendInflated(response, body, contentType);
-        return;
-      }
-      default: {
-        const route = options.routes?.find((candidate) => candidate.matches(path));
-        if (route !== undefined) {
-          await route.handle(request, response);
-          return;
-        }
-        const paths = [
-          "/metrics",
-          "/livez",
-          "/readyz",
-          ...(options.routes ?? []).map((r) => r.name),
-        ];
-        send(response, 404, `not found: try ${paths.join(", ")}\n`);
-      }
-    }
-  };
+  const handle = requestHandler(options);
   const server = createServer(
     {
       headersTimeout: HTTP_LIMITS.HEADERS_TIMEOUT_MS,
@@ -193,25 +195,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     options.maxConnections === undefined ? await readOpenFilesLimit() : undefined;
   const maxConnections = options.maxConnections ?? connectionCap(openFilesLimit);
   capConnections(server, maxConnections, log);
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException): void => {
-      reject(new HttpListenError(options.host, options.port, error.code ?? "unknown"));
-    };
-    server.once("error", failed);
-    server.listen(options.port, options.host, () => {
-      server.off("error", failed);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
-  const limitText =
-    openFilesLimit === undefined
-      ? `unknown (assumed ${ASSUMED_OPEN_FILES_LIMIT})`
-      : Number.isFinite(openFilesLimit)
-        ? openFilesLimit
-        : "unlimited";
+  await listen(server, options.host, options.port);
+  const url = reachableUrl(server);
+  const limitText = describeLimit(openFilesLimit);
   log.info({ url, maxConnections, openFilesLimit: limitText }, "http server listening");
   return {
     server,

@@ -345,6 +345,15 @@ export const METRIC_TABLE = {
       labelNames: [],
     },
   },
+  /** The console's actions (README "Roles and actions"), on this replica. */
+  uiActions: {
+    refused: {
+      name: "stream_janitor_ui_actions_refused_total",
+      type: "counter",
+      help: "Console actions refused, by reason: role (not an operator), origin (not sent from the console's page), csrf (token missing, stale or another credential's), confirmation (\"all\" without the group's name).",
+      labelNames: ["reason"],
+    },
+  },
   /** How many groups the discover patterns found, and what the scans cost. */
   discovery: {
     discoveredGroups: {

@@ -3,9 +3,11 @@ import type { JanitorConfig } from "../core/configTypes.js";
 import type { GroupSource } from "../core/GroupSet.js";
 import type { StatusBoard } from "../core/groupStatus.js";
 import { acceptsGzip, gzipBody } from "../http/gzipBody.js";
-import type { HttpRoute } from "../http/HttpRoute.js";
+import type { Caller, HttpRoute } from "../http/HttpRoute.js";
 import { send } from "../http/send.js";
 import type { RedisClient } from "../redis/RedisClient.js";
+import type { FormContext } from "./actionForms.js";
+import { handleAction, type ActionParts } from "./handleAction.js";
 import { parseOverviewQuery } from "./overviewQuery.js";
 import { readGroupDetail } from "./readGroupDetail.js";
 import { readLeaseState } from "../reads/readLeaseState.js";
@@ -15,6 +17,7 @@ import { UI_HEADERS } from "./renderPage.js";
 import { renderSweeperPage } from "./renderSweeperPage.js";
 import { STYLESHEET } from "./stylesheet.js";
 import type { SweepLog } from "./SweepLog.js";
+import { UI_ACTIONS, type UiActionKind } from "./UiActions.js";
 
 export interface ConsoleParts {
   /** The status sampler's verdicts: the overview reads nothing else (no Redis read at all). */
@@ -26,9 +29,18 @@ export interface ConsoleParts {
   /** For the group and sweeper pages' bounded reads. */
   redis: RedisClient;
   config: Pick<JanitorConfig, "http" | "status" | "events" | "lease">;
+  /** With http.ui.actions: what the actions run and check (README "Roles and actions"). */
+  actions?: Omit<ActionParts, "groups">;
 }
 
 const HTML = "text/html; charset=utf-8";
+
+type Page = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: URLSearchParams,
+  caller: Caller | undefined,
+) => Promise<void>;
 
 /** Compressed when the client takes it: a page of 1,000 rows shrinks about tenfold. */
 async function sendPage(
@@ -48,73 +60,64 @@ async function sendPage(
   });
 }
 
-/**
- * The web console (README "Web console") as one HTTP route for /ui and its pages. Read-only: GET
- * and HEAD only (the server answers 405 to anything else), no form posts anything anywhere but
- * back to the overview's query string. With http.ui.enabled false the daemon does not add it,
- * and /ui answers 404.
- */
-export function createConsoleRoute(parts: ConsoleParts): HttpRoute {
+/** The forms of an operator's pages, when actions are on; a viewer's pages have none. */
+function formsFor(parts: ConsoleParts, caller: Caller | undefined): FormContext | undefined {
+  if (parts.actions === undefined || caller?.role !== "operator") return undefined;
+  return { csrf: parts.actions.csrf.issue(caller.identity) };
+}
+
+/** GET /ui/group?stream=S&group=G. */
+function groupPage(parts: ConsoleParts, refreshSeconds: number): Page {
   const { board, sweeps, groups, redis, config } = parts;
+  return async (request, response, params, caller) => {
+    const stream = params.get("stream") ?? "";
+    const name = params.get("group") ?? "";
+    const group = groups.current().find((g) => g.stream === stream && g.group === name);
+    if (group === undefined) {
+      await sendPage(request, response, 404, renderUnknownGroup(stream, name));
+      return;
+    }
+    const { showBodies } = config.http.ui;
+    const detail = await readGroupDetail(redis, group, config.events.stream, { showBodies });
+    const report = board.report();
+    const forms = formsFor(parts, caller);
+    const view = {
+      group,
+      status: board.statusOf(group.id),
+      nowMs: report.generatedAt,
+      detail,
+      lastSweep: sweeps.lastOf(group.stream, group.group),
+      showBodies,
+      paused: params.get("pause") === "1",
+      refreshSeconds,
+      ...(forms !== undefined && { forms }),
+    };
+    await sendPage(request, response, 200, renderGroupPage(view));
+  };
+}
+
+/** The GET pages of the console, by path. */
+function consolePages(parts: ConsoleParts): Record<string, Page> {
+  const { board, sweeps, redis, config } = parts;
   const refreshSeconds = Math.max(1, Math.round(config.status.intervalMs / 1000));
-  const pages: Record<
-    string,
-    (request: IncomingMessage, response: ServerResponse, params: URLSearchParams) => Promise<void>
-  > = {
-    "/ui": (request, response, params) =>
-      sendPage(
-        request,
-        response,
-        200,
-        renderOverview({
-          report: board.report(),
-          sweeps,
-          query: parseOverviewQuery(params),
-          refreshSeconds,
-        }),
-      ),
-    "/ui/group": async (request, response, params) => {
-      const stream = params.get("stream") ?? "";
-      const name = params.get("group") ?? "";
-      const group = groups.current().find((g) => g.stream === stream && g.group === name);
-      if (group === undefined) {
-        await sendPage(request, response, 404, renderUnknownGroup(stream, name));
-        return;
-      }
-      const { showBodies } = config.http.ui;
-      const detail = await readGroupDetail(redis, group, config.events.stream, { showBodies });
-      const report = board.report();
-      await sendPage(
-        request,
-        response,
-        200,
-        renderGroupPage({
-          group,
-          status: board.statusOf(group.id),
-          nowMs: report.generatedAt,
-          detail,
-          lastSweep: sweeps.lastOf(group.stream, group.group),
-          showBodies,
-          paused: params.get("pause") === "1",
-          refreshSeconds,
-        }),
-      );
+  return {
+    "/ui": (request, response, params) => {
+      const query = parseOverviewQuery(params);
+      const page = renderOverview({ report: board.report(), sweeps, query, refreshSeconds });
+      return sendPage(request, response, 200, page);
     },
+    "/ui/group": groupPage(parts, refreshSeconds),
     "/ui/sweeper": async (request, response, params) => {
       const lease = await readLeaseState(redis, config.lease.key);
-      await sendPage(
-        request,
-        response,
-        200,
-        renderSweeperPage({
-          report: board.report(),
-          lease,
-          leaseKey: config.lease.key,
-          recent: sweeps.recent(),
-          paused: params.get("pause") === "1",
-          refreshSeconds,
-        }),
-      );
+      const page = renderSweeperPage({
+        report: board.report(),
+        lease,
+        leaseKey: config.lease.key,
+        recent: sweeps.recent(),
+        paused: params.get("pause") === "1",
+        refreshSeconds,
+      });
+      await sendPage(request, response, 200, page);
     },
     "/ui/style.css": (_request, response) => {
       send(response, 200, STYLESHEET, "text/css; charset=utf-8", {
@@ -124,14 +127,46 @@ export function createConsoleRoute(parts: ConsoleParts): HttpRoute {
       return Promise.resolve();
     },
   };
+}
+
+function actionOf(path: string): UiActionKind | undefined {
+  const kind = path.startsWith("/ui/actions/") ? path.slice("/ui/actions/".length) : "";
+  return (UI_ACTIONS as readonly string[]).includes(kind) ? (kind as UiActionKind) : undefined;
+}
+
+/**
+ * The web console (README "Web console") as one HTTP route for /ui and its pages. GET and HEAD
+ * never change anything; with http.ui.actions an operator's POST to /ui/actions/{redrive,purge,
+ * reap} acts (handleAction), and any other POST is 405. With http.ui.enabled false the daemon
+ * does not add it, and /ui answers 404.
+ */
+export function createConsoleRoute(parts: ConsoleParts): HttpRoute {
+  const pages = consolePages(parts);
+  const { actions } = parts;
+  const canonical = (path: string): string => (path === "/ui/" ? "/ui" : path);
+  const acceptsPost = (path: string): boolean =>
+    actions !== undefined && actionOf(path) !== undefined;
   return {
     name: "/ui",
-    matches: (path) => Object.hasOwn(pages, path === "/ui/" ? "/ui" : path),
-    handle: async (request, response) => {
+    matches: (path) => Object.hasOwn(pages, canonical(path)) || acceptsPost(path),
+    acceptsPost,
+    handle: async (request, response, caller) => {
       const url = new URL(request.url ?? "/", "http://console.invalid");
-      const path = url.pathname === "/ui/" ? "/ui" : url.pathname;
+      const path = canonical(url.pathname);
+      const kind = actionOf(path);
+      if (actions !== undefined && kind !== undefined) {
+        if (request.method === "POST") {
+          await handleAction({ ...actions, groups: parts.groups }, kind, request, response, caller);
+        } else {
+          // GET never acts: an action is a form's POST.
+          send(response, 405, "method not allowed: an action is a POST\n", undefined, {
+            allow: "POST",
+          });
+        }
+        return;
+      }
       const page = pages[path];
-      if (page !== undefined) await page(request, response, url.searchParams);
+      if (page !== undefined) await page(request, response, url.searchParams, caller);
     },
   };
 }

@@ -5,6 +5,8 @@ import { dataTable } from "./pieces.js";
 import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
 import type { PageDeadLetters } from "../reads/readPageDeadLetters.js";
 import { showBytes } from "./showBytes.js";
+import type { ResolvedGroup } from "../core/resolveGroup.js";
+import { rowControls, rowForms, type FormContext } from "./actionForms.js";
 
 const BUDGET = `${GROUP_PAGE_LIMITS.bytes / (1024 * 1024)} MB`;
 
@@ -35,10 +37,15 @@ function readNote(read: PageDeadLetters, deadLetterStream: string, showBodies: b
   return `${from} ${bodies}`;
 }
 
+/**
+ * The group's dead letters by reason. With `actions` (an operator's page) each row has a tick box
+ * and its own redrive and purge buttons, posting into the forms rowForms adds.
+ */
 export function deadLetterSection(
   section: PageDeadLetters,
   deadLetterStream: string,
   showBodies: boolean,
+  actions?: FormContext & { group: ResolvedGroup },
 ): SafeHtml {
   const { letters } = section;
   if (letters.length === 0) {
@@ -56,26 +63,32 @@ export function deadLetterSection(
   const groups = [...byReason].map(([reason, list]) => {
     const rows = list.map((letter) => {
       const m = letter.metadata;
+      const controls = actions === undefined ? undefined : rowControls(letter.id);
       return html`<tr>
+        ${controls?.tick}
         <td><code>${letter.id}</code></td>
         <td><code>${m["x-original-id"] ?? UNKNOWN}</code></td>
         <td class="num">${m["x-delivery-count"] ?? UNKNOWN}</td>
         <td class="name">${m["x-last-consumer"] ?? UNKNOWN}</td>
         <td class="num">${formatTime(Number(m["x-dead-lettered-at"]))}</td>
         ${showBodies ? html`<td>${body(letter, leftOut.has(letter.id))}</td>` : ""}
+        ${controls?.buttons}
       </tr>`;
     });
     const columns = [
+      ...(actions === undefined ? [] : [{ label: "select" }]),
       { label: "id" },
       { label: "x-original-id" },
       { label: "x-delivery-count", numeric: true },
       { label: "x-last-consumer" },
       { label: "x-dead-lettered-at", numeric: true },
       ...(showBodies ? [{ label: "body" }] : []),
+      ...(actions === undefined ? [] : [{ label: "action" }]),
     ];
     return html`<h3>${reason} <span class="muted">(${list.length})</span></h3>
       ${dataTable(columns, rows)}`;
   });
   return html`${groups}
-    <p class="note">${readNote(section, deadLetterStream, showBodies)}</p>`;
+    <p class="note">${readNote(section, deadLetterStream, showBodies)}</p>
+    ${actions === undefined ? "" : rowForms(actions.group, actions)}`;
 }

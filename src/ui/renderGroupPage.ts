@@ -20,6 +20,7 @@ import { renderPage } from "./renderPage.js";
 import { deadLetterSection } from "./renderDeadLetters.js";
 import type { SweepRecord } from "./SweepLog.js";
 import { uiHref } from "./urls.js";
+import { reapForm, selectionForms, type FormContext } from "./actionForms.js";
 
 export interface GroupView {
   group: ResolvedGroup;
@@ -31,6 +32,8 @@ export interface GroupView {
   showBodies: boolean;
   paused: boolean;
   refreshSeconds: number;
+  /** Set for an operator when http.ui.actions is on: the page shows the action forms. */
+  forms?: FormContext;
 }
 
 function failed(error: string): SafeHtml {
@@ -170,39 +173,58 @@ function eventsList(section: Section<AdvisoryEventRecord[]>): SafeHtml {
   return dataTable(columns, rows);
 }
 
-/** GET /ui/group?stream=S&group=G: one group in depth, every list a bounded page. */
+function deadLetters(view: GroupView): SafeHtml {
+  const { group, forms } = view;
+  if (!view.detail.deadLetters.ok) return failed(view.detail.deadLetters.error);
+  const section = view.detail.deadLetters.value;
+  const list = deadLetterSection(
+    section,
+    group.deadLetterStream,
+    view.showBodies,
+    forms && { ...forms, group },
+  );
+  if (forms === undefined) return list;
+  return html`${list}${selectionForms(group, forms)}`;
+}
+
+/**
+ * GET /ui/group?stream=S&group=G: one group in depth, every list a bounded page. With forms (an
+ * operator, actions on) the page does not refresh itself: a reload would drop what is typed or
+ * ticked.
+ */
 export function renderGroupPage(view: GroupView): string {
-  const { group } = view;
+  const { group, forms } = view;
   const self = { stream: group.stream, group: group.group };
   const content = html`<p class="muted"><a href="/ui">groups</a> ›</p>
     <h1>${group.stream} › ${group.group}</h1>
     ${summary(view)}
     <h2>Consumers</h2>
     ${consumersTable(view.detail.consumers, group.reapConsumersIdleMs ?? 0)}
+    ${forms === undefined ? "" : reapForm(group, forms)}
     <h2>Oldest pending entries</h2>
     ${pendingTable(view.detail.pending)}
     <h2>Dead letters</h2>
-    ${
-      view.detail.deadLetters.ok
-        ? deadLetterSection(view.detail.deadLetters.value, group.deadLetterStream, view.showBodies)
-        : failed(view.detail.deadLetters.error)
-    }
+    ${deadLetters(view)}
     <h2>Recent events</h2>
     ${eventsList(view.detail.events)}
     <h2>Next steps</h2>
     <p class="note">
-      Operator commands for this group (add <code>--config FILE</code>); the console itself changes
-      nothing.
+      Operator commands for this group (add <code>--config FILE</code>);
+      ${forms === undefined ? "the console itself changes nothing." : "the forms above run the same code."}
     </p>
     <pre>${cliLines(group).join("\n")}</pre>`;
+  const refreshing = forms === undefined && !view.paused;
   return renderPage({
     title: `${group.stream} › ${group.group}`,
     body: content,
-    ...(view.paused ? {} : { refreshSeconds: view.refreshSeconds }),
-    tools: refreshTools(
-      view.paused,
-      uiHref("/ui/group", { ...self, pause: view.paused ? undefined : "1" }),
-    ),
+    ...(refreshing ? { refreshSeconds: view.refreshSeconds } : {}),
+    tools:
+      forms === undefined
+        ? refreshTools(
+            view.paused,
+            uiHref("/ui/group", { ...self, pause: view.paused ? undefined : "1" }),
+          )
+        : html`<span class="muted">not refreshing (this page holds forms)</span>`,
   });
 }
 
