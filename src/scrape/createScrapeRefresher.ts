@@ -57,7 +57,7 @@ export interface ScrapeRefresher {
 }
 
 /** How a scrape's read went: `landed` only when the scrape stopped waiting for it. */
-export interface ScrapeRead {
+interface ScrapeRead {
   readonly landed?: Promise<void>;
 }
 
