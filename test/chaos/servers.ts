@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { withTimeout } from "../../src/core/withTimeout.js";
 import { CHAOS_GROUPS, MIN_IDLE_MS } from "./groups.js";
 import type { Launch } from "./portMap.js";
 
@@ -24,32 +25,32 @@ export const LEASE_KEY = "chaos:lease";
 const START_TIMEOUT_MS = 120_000;
 
 /** Resolves on the server's own "ready" log line; SIGKILLs it if that never comes. */
-function whenReady(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const done = (error?: Error): void => {
-      clearTimeout(timer);
-      child.stdout?.off("data", onData);
-      child.off("exit", onExit);
-      // Past start-up its output is of no interest; drained so the pipe never fills.
-      child.stdout?.resume();
-      if (error === undefined) return resolve();
-      child.kill("SIGKILL");
-      reject(error);
-    };
-    const timer = setTimeout(
-      () => done(new Error(`redis-server not ready within ${START_TIMEOUT_MS} ms`)),
-      START_TIMEOUT_MS,
+async function whenReady(child: ChildProcess): Promise<void> {
+  let output = "";
+  const onData = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-2000);
+  };
+  child.stdout?.on("data", onData);
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", () => {
+      if (output.includes("Ready to accept connections")) resolve();
+    });
+    child.once("exit", (code: number | null) =>
+      reject(new Error(`redis-server exited (${String(code)}): ${output}`)),
     );
-    const onData = (chunk: Buffer): void => {
-      output = (output + chunk.toString()).slice(-2000);
-      if (output.includes("Ready to accept connections")) done();
-    };
-    const onExit = (code: number | null): void =>
-      done(new Error(`redis-server exited (${String(code)}): ${output}`));
-    child.stdout?.on("data", onData);
-    child.on("exit", onExit);
   });
+  try {
+    await withTimeout(ready, START_TIMEOUT_MS, () => {
+      throw new Error(`redis-server not ready within ${START_TIMEOUT_MS} ms`);
+    });
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  } finally {
+    // Past start-up its output is of no interest; drained so the pipe never fills.
+    child.stdout?.removeAllListeners("data");
+    child.stdout?.resume();
+  }
 }
 
 /** The Redis under test: persisted with every write fsynced, so a SIGKILL loses nothing acked. */
