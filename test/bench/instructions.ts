@@ -239,7 +239,7 @@ export async function instructionsScenario(options: BenchOptions): Promise<Scena
       fmt(per("requeue", "reference", every) / per("requeue", "janitor", every), 3),
     ]),
     notes: [
-      "A crashed consumer's entries alternate with entries other consumers acknowledged. The janitor claims and reads the first 32 entries of a run; finding others in between, it fetches those 32 bodies with XCLAIM and claims as usual from then on.",
+      "A crashed consumer's entries alternate with entries other consumers acknowledged. The janitor reads the first 32 entries of a run with one XRANGE (requeue and dead-letter claim nothing); finding others in between, it handles the entries that read returned and claims as usual (XAUTOCLAIM with the bodies) from then on.",
     ],
   };
   const targets: TargetCheck[] = PATHS.map((path) => ({

@@ -8,10 +8,10 @@ import { groupConfig, neverAborted, sweepContext } from "../support/sweepHarness
 const fixture = useRedisServer();
 
 /**
- * The script claims a run of idle entries with XAUTOCLAIM JUSTID, its first 32 entries first, and
- * reads their bodies with one XRANGE over their span when they are next to each other in the
- * stream. When other entries (acknowledged ones) lie in between, it fetches the bodies it lacks
- * with XCLAIM and claims as usual from then on. Whichever way, each copy must carry its own
+ * Requeue and dead-letter read a run of idle entries, its first 32 entries first, with one XRANGE
+ * over their span when they are next to each other in the stream, without claiming them. When
+ * other entries (acknowledged ones) lie in between, the entries that read returned are handled
+ * and the call claims as usual from then on. Whichever way, each copy must carry its own
  * original's fields and delivery count, and deleted entries must be reported as ghosts.
  */
 async function stuckStream(
@@ -108,10 +108,48 @@ describe("runs of idle entries next to each other in the stream", () => {
     const { stream, ids } = await stuckStream("alternating", 200);
     const gone = { acknowledged: ids.map((_, i) => i).filter((i) => i % 2 === 1), deleted: [2] };
     const { result, calls } = await sweepAndCheck(stream, ids, gone, "dead-letter", COUNTED);
-    // Each call finds out with the first RANGE_PROBE entries of its first run (whose bodies one
-    // XCLAIM fetches) and claims as usual from then on.
-    expect(calls).toEqual({ xclaim: result.pages, xrange: result.pages });
+    // Each call finds out with the first RANGE_PROBE entries of its first run (whose bodies that
+    // one XRANGE read: no XCLAIM) and claims as usual from then on.
+    expect(calls).toEqual({ xclaim: 0, xrange: result.pages });
   });
 });
 
 const COUNTED = ["xclaim", "xrange"] as const;
+
+/**
+ * Requeue and dead-letter acknowledge each entry in the call that copies it, so they never claim
+ * it: the window's XPENDING line gives its owner and delivery count, XRANGE its body, and an id
+ * the read does not return is a ghost, acknowledged (removed from the PEL) and reported.
+ */
+describe("requeue and dead-letter read and acknowledge, without claiming", () => {
+  const UNCLAIMED = ["xautoclaim", "xclaim", "xgroup|delconsumer"] as const;
+
+  for (const action of ["requeue", "dead-letter"] as const) {
+    it(`${action}: no entry is claimed, deleted ones are reported and leave the PEL`, async () => {
+      const { stream, ids } = await stuckStream(`unclaimed-${action}`, 60);
+      const gone = { acknowledged: [], deleted: [0, 1, 31, 32, 59] };
+      const { calls } = await sweepAndCheck(stream, ids, gone, action, UNCLAIMED);
+      expect(calls).toEqual({ xautoclaim: 0, xclaim: 0, "xgroup|delconsumer": 0 });
+    });
+  }
+
+  it("leaves an oversized entry untouched: same owner and count, nothing claimed nor put back", async () => {
+    const stream = uniquePrefix("unclaimed-wide");
+    const wide = Array.from({ length: 8000 }, (_, i) => `v${i}`);
+    const [wideId] = await addStuckEntries(fixture.redis, stream, "workers", [wide, ["n", "1"]], {
+      deliveries: 3,
+    });
+    const before = await commandCalls(fixture.redis, UNCLAIMED);
+    const result = await sweepOnce(groupConfig(stream), sweepContext(fixture.redis), neverAborted);
+    const after = await commandCalls(fixture.redis, UNCLAIMED);
+    expect(result).toMatchObject({ requeued: 1, oversizedIds: [wideId] });
+    expect(UNCLAIMED.map((name) => (after[name] ?? 0) - (before[name] ?? 0))).toEqual([0, 0, 0]);
+    const [line] = (await fixture.redis.xpending(stream, "workers", "-", "+", 10)) as [
+      string,
+      string,
+      number,
+      number,
+    ][];
+    expect([line?.[0], line?.[1], line?.[3]]).toEqual([wideId, "crashed-consumer", 3]);
+  });
+});

@@ -3,20 +3,24 @@
 sweepPage: one call of a sweep of one stream/group pair, atomically.
 
 Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
-entry), claims the due entries of each window with XAUTOCLAIM (whose deleted ids are the
-ghosts), then re-dispatches or dead-letters each claimed entry, and goes on with the next window
-while the call's time budget allows. Due: idle past the claim threshold, or passed (delivered
-more than maxDeliveries times, by its XPENDING count) whatever its idle time. Requeue and
-dead-letter claim with XAUTOCLAIM JUSTID and read the bodies of claimed entries that are next to
-each other in the stream with one XRANGE (see "Bodies in one sequential read"). Running it again after a crash writes nothing twice: what
-was acknowledged is no longer pending, what was handed off is not idle any more (nor passed: only
-an entry below maxDeliveries is handed off), what was put back was not written.
+entry), then re-dispatches or dead-letters each due entry of each window, and goes on with the
+next window while the call's time budget allows. Due: idle past the claim threshold, or passed
+(delivered more than maxDeliveries times, by its XPENDING count) whatever its idle time. Requeue
+and dead-letter claim nothing: they read the bodies of due entries that are next to each other
+in the stream with one XRANGE, copy each entry and acknowledge it; an id the read does not
+return is a ghost, acknowledged and reported (see "Bodies in one sequential read" in
+includes/sweepRuns.lua). Reassign, and requeue or dead-letter once other entries lie between the
+due ones, claim with XAUTOCLAIM (whose deleted ids are the ghosts). Running it again after a
+crash writes nothing twice: what was acknowledged is no longer pending, what was handed off is
+not idle any more (nor passed: only an entry below maxDeliveries is handed off), what was put
+back or left was not written.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
 starts, instead of failing a write half-way, and only the declared keys may be touched. Every
 other condition that could make a write fail is checked before the first write (see "Checks").
 Should an unforeseen error still happen, the entries already copied are acknowledged and every
-other claimed entry is put back to its owner: each entry is fully handled or untouched.
+other claimed entry is put back to its owner (entries only read were never moved): each entry is
+fully handled or untouched.
 
 KEYS[1]  source stream
 KEYS[2]  requeue target stream (the source itself by default)
@@ -35,7 +39,7 @@ KEYS[last 3]  the group's dead-letter index, its state hash and the dead-letter 
 
 ARGV     name/value pairs, built by sweepPageArgs() in src/scripts/sweepPage.ts:
   group, consumer    the group, and the janitor's own consumer (it owns claimed entries only
-                     inside this call)
+                     inside this call; requeue and dead-letter of adjacent entries claim none)
   minIdleMs          only entries idle at least this long are claimed (passed ones aside)
   cursor             first PEL id to look at (inclusive); 0-0 to start
   maxClaimed         at most this many entries are claimed by this call (<= 10000)
@@ -228,6 +232,9 @@ local records, recordCount = {}, 0
 local forgotten, forgottenCount = {}, 0
 local cursor = arg.cursor
 local claimedAny = false
+-- Whether the entries being handled were claimed by this call (an oversized one is put back),
+-- or only read (requeue and dead-letter: nothing to put back, see includes/sweepRuns.lua).
+local claimedEntries = false
 local failure = nil
 local NONE = {}
 
@@ -238,12 +245,12 @@ local NONE = {}
 --- @include "sweepCopies"
 --- @include "sweepActions"
 
--- Handles one claimed entry completely: written and acknowledged, handed off, or put back.
--- `entry` is its XPENDING line from before the claim: id, owner, idle time, deliveries.
+-- Handles one due entry completely: written and acknowledged, handed off, or left (put back if
+-- claimed). `entry` is its XPENDING line from before any claim: id, owner, idle time, deliveries.
 local function handle(id, fields, entry)
   local fieldCount = #fields
   if fieldCount > maxFieldValues then
-    restore(entry)
+    if claimedEntries then restore(entry) end
     oversizedCount = oversizedCount + 1
     oversized[oversizedCount] = id
     return

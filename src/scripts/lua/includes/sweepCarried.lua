@@ -56,7 +56,7 @@ local function carriedDeliveries(id)
   if found then return tonumber(string.sub(found, #key + 2)) end
   if carriedFrom and key > carriedFrom then return 0 end -- written since: not a copy of ours
   local read = redis.call('XRANGE', source, id, id)[1]
-  if not read then return 0 end -- a ghost: XAUTOCLAIM reports it
+  if not read then return 0 end -- a ghost: reported once its run is read or claimed
   local fields, count = read[2], 0
   for i = #fields - 1, 1, -2 do -- metadata is written last
     if fields[i] == 'x-delivery-count' then

@@ -1,12 +1,12 @@
 -- sweepPage.lua's windows and runs: which entries of a PEL window are due, the runs of due
--- entries next to each other, their claim (XAUTOCLAIM) and the bodies' read, each claimed entry
--- handed to handle(), and the recovery from an unforeseen error.
+-- entries next to each other, their bodies' read (requeue, dead-letter) or claim (XAUTOCLAIM),
+-- each entry handed to handle(), and the recovery from an unforeseen error.
 -- Uses, declared by sweepPage.lua before it: source, group, janitor, claimIdle, maxDeliveries,
--- backoff, action, result, handle, nowUs, startedUs, unpack, NONE, cursor, the call's limits
--- (maxClaimed, maxExamined, firstWindow, budgetUs), the tallies (claimedCount, oversizedCount,
--- ghosts, acks, records, forgotten and their counts), failure, claimedAny; activeOwners, activeOwnerSet,
--- liveConsumers (sweepConsumers); markWaiting, padded, carriedKept (sweepCarried); restore
--- (sweepActions).
+-- backoff, action, result, handle, nowUs, startedUs, call, unpack, NONE, cursor, the call's
+-- limits (maxClaimed, maxExamined, firstWindow, budgetUs), the tallies (claimedCount,
+-- oversizedCount, ghosts, acks, records, forgotten and their counts), failure, claimedAny,
+-- claimedEntries; idLess (streamIds); activeOwners, activeOwnerSet, liveConsumers
+-- (sweepConsumers); markWaiting, padded, carriedKept (sweepCarried); restore (sweepActions).
 
 -- The claimed entries of the last XAUTOCLAIM, and how many of them are handled.
 local claiming, handledCount = NONE, 0
@@ -49,7 +49,7 @@ end
 -- in the PEL): its claimed entries (`items`: id and fields) and its deleted ids; each claimed
 -- entry is handled. Returns the position after the last one accounted for.
 local function settle(window, first, last, items, deleted)
-  claiming, handledCount = items, 0
+  claiming, handledCount, claimedEntries = items, 0, true
   -- Once per call, before the first claimed entry is handled (and before anything is put back).
   if activeOwners == nil then activeOwners = activeOwnerSet(liveConsumers()) end
   local itemCount = #items
@@ -69,66 +69,70 @@ local function settle(window, first, last, items, deleted)
   return last + 1
 end
 
--- Bodies in one sequential read. XAUTOCLAIM looks each claimed entry up in the stream twice
--- (does it exist, then its fields). For requeue and dead-letter, a run of due entries is claimed
--- with XAUTOCLAIM JUSTID (the existence check only; deleted entries are still removed and
--- reported), and when the claimed entries are next to each other in the stream too (a crashed
--- consumer's batch), one XRANGE reads their fields in one sequential pass. A requeue or a
--- dead-letter acknowledges the original, so the delivery count JUSTID leaves alone is never read
--- again; reassign counts a hand-off by the claim's increment and keeps the usual claim. The first
--- RANGE_PROBE entries of a run are claimed and read first: when other entries lie between them
--- (acknowledged ones, or other consumers' entries), their bodies are fetched with XCLAIM (one
--- lookup each more than the usual claim, for RANGE_PROBE entries at most) and the call claims as
--- usual from then on, since reading past other entries costs as much as the lookups it saves.
+-- Bodies in one sequential read, nothing claimed. A requeue or a dead-letter acknowledges the
+-- original in the call that copies it, so the entry need not change hands first: the window's
+-- XPENDING line gives its owner and delivery count, one XRANGE over the run's span reads the
+-- bodies (a crashed consumer's batch lies next to each other in the stream), and XACK ends it.
+-- No claim means no delivery counted (an XAUTOCLAIM would count one, never read: the copy
+-- carries the XPENDING count, as before) and nothing to put back after an error. An id of the
+-- run that the read passes over is a ghost (its body is gone): it is acknowledged, which removes
+-- it from the PEL as XAUTOCLAIM does on 7.0+, and reported. The first RANGE_PROBE entries of a
+-- run are read first: when other entries lie between them (acknowledged ones, or other
+-- consumers' entries), the call claims as usual from then on (XAUTOCLAIM with the bodies, one
+-- lookup per entry), since reading past other entries costs as much as the lookups it saves.
+-- Reassign claims as usual: the claim's increment is the hand-off's delivery.
 local rangeReads = action == 'requeue' or action == 'dead-letter'
 local RANGE_PROBE = 32
--- Shorter runs (the isolated stuck entries of a mostly fresh PEL) claim with one call instead
--- of two: measured, the second call costs more than the lookups it saves.
-local RANGE_MIN_RUN = 4
--- XCLAIM takes its ids on the Lua C stack too (redis.call's arguments: about 8000 values).
-local XCLAIM_CHUNK = 5000
 
--- The bodies of the claimed entries `ids` (in stream order, all existing), in their order.
-local function bodiesOf(ids)
-  local n = #ids
-  if n == 0 then return ids end
-  local chunk = redis.call('XRANGE', source, ids[1], ids[n], 'COUNT', n)
-  -- The span holds every claimed entry, so n entries come back; they are exactly the claimed
-  -- ones when the last of them is ids[n].
-  if chunk[n][1] == ids[n] then return chunk end
-  rangeReads = false -- other entries in between: not adjacent
-  local same = 0
-  while chunk[same + 1][1] == ids[same + 1] do same = same + 1 end
-  for k = n, same + 1, -1 do chunk[k] = nil end
-  for from = same + 1, n, XCLAIM_CHUNK do
-    local to = math.min(from + XCLAIM_CHUNK - 1, n)
-    local fetched = redis.call('XCLAIM', source, group, janitor, 0, unpack(ids, from, to))
-    for k = 1, #fetched do chunk[from + k - 1] = fetched[k] end
-  end
-  return chunk
+-- A ghost of a run read with XRANGE: reported, and acknowledged with the window's writes.
+local function ghostRead(id)
+  ghostCount = ghostCount + 1
+  ghosts[ghostCount] = id
+  ackCount = ackCount + 1
+  acks[ackCount] = id
 end
 
--- Claims the run's entries window[first..last] with JUSTID, reads their bodies and handles
--- them. Returns the position after the last entry accounted for.
-local function claimAndRead(window, first, last, runIdle)
-  claimedAny = true
-  local reply = redis.call('XAUTOCLAIM', source, group, janitor, runIdle, window[first][1],
-    'COUNT', last - first + 1, 'JUSTID')
-  claiming, handledCount = reply[2], 0 -- until their bodies are read: put back on an error
-  return settle(window, first, last, bodiesOf(reply[2]), reply[3] or NONE)
-end
-
--- One run: one XAUTOCLAIM with COUNT the length of the run (each idle or deleted entry uses one
--- up, so the claim never reaches past the run, whose owners are known, nor scans fresh entries).
--- `runIdle` is its min-idle: claimIdle, or 0 when the run holds a passed entry that is not idle
--- (every entry of a run is due, and nothing else runs inside the script, so 0 claims exactly
--- the run). Returns the position after the last entry it accounted for.
-local function sweepRun(window, first, last, runIdle)
-  if rangeReads and last - first + 1 >= RANGE_MIN_RUN then
-    local position = claimAndRead(window, first, math.min(last, first + RANGE_PROBE - 1), runIdle)
-    if rangeReads and position <= last then
-      position = claimAndRead(window, position, last, runIdle)
+-- Reads the bodies of window[first..last] (due entries next to each other in the PEL) with one
+-- XRANGE of at most as many entries, from the first id to the last, and handles each entry it
+-- returns. Walks both lists in id order: a read id below the run's next one is another entry
+-- (not adjacent: reads stop being used), one above it means the run's id is a ghost; past the
+-- read's end, the rest are ghosts when the span was read to its end. Returns the position after
+-- the last entry accounted for (at least `first`'s).
+local function readRun(window, first, last)
+  if activeOwners == nil then activeOwners = activeOwnerSet(liveConsumers()) end
+  local size = last - first + 1
+  local chunk = call('XRANGE', source, window[first][1], window[last][1], 'COUNT', size)
+  local readCount, j, k = #chunk, 1, first
+  claiming, handledCount, claimedEntries = NONE, 0, false
+  while k <= last do
+    local entry, read = window[k], chunk[j]
+    local id = entry[1]
+    if read and read[1] == id then
+      handle(id, read[2], entry)
+      j, k = j + 1, k + 1
+    elseif read and idLess(read[1], id) then
+      rangeReads = false -- another entry between the run's: passed over
+      j = j + 1
+    elseif read or readCount < size then
+      ghostRead(id)
+      k = k + 1
+    else
+      return k -- the read stopped at its COUNT before this id
     end
+  end
+  return k
+end
+
+-- One run: read (requeue, dead-letter) or one XAUTOCLAIM with COUNT the length of the run (each
+-- idle or deleted entry uses one up, so the claim never reaches past the run, whose owners are
+-- known, nor scans fresh entries). `runIdle` is its min-idle: claimIdle, or 0 when the run
+-- holds a passed entry that is not idle (every entry of a run is due, and nothing else runs
+-- inside the script, so 0 claims exactly the run). Returns the position after the last entry it
+-- accounted for.
+local function sweepRun(window, first, last, runIdle)
+  if rangeReads then
+    local position = readRun(window, first, math.min(last, first + RANGE_PROBE - 1))
+    if rangeReads and position <= last then position = readRun(window, position, last) end
     return position
   end
   claimedAny = true
@@ -207,8 +211,7 @@ end
 -- next), every other claimed entry is put back. Returns the error's message.
 local function putBackUnhandled(window, err)
   for i = handledCount + 1, #claiming do
-    local claimed = claiming[i] -- an entry, or an id after a JUSTID claim
-    local entry = lineOf(window, type(claimed) == 'table' and claimed[1] or claimed)
+    local entry = lineOf(window, claiming[i][1])
     if entry then pcall(restore, entry) end
   end
   return type(err) == 'table' and (err.err or tostring(err)) or tostring(err)
