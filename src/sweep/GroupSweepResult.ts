@@ -20,7 +20,10 @@ export interface GroupSweepResult {
    * it (minIdleMs shorter than the work, and no heartbeat).
    */
   claimedFromActiveConsumer: number;
-  /** Ids XAUTOCLAIM reported as deleted (counted apart, never claimed). */
+  /**
+   * Pending ids whose entry was deleted (counted apart, never copied): acknowledged by the sweep,
+   * or removed by XAUTOCLAIM.
+   */
   ghosts: number;
   /** The first ghost ids, bounded (see MAX_REPORTED_IDS). */
   ghostIds: string[];
