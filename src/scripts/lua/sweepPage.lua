@@ -3,24 +3,20 @@
 sweepPage: one call of a sweep of one stream/group pair, atomically.
 
 Reads windows of the PEL from the cursor (XPENDING: owner, idle time and delivery count of each
-entry), then re-dispatches or dead-letters each due entry of each window, and goes on with the
-next window while the call's time budget allows. Due: idle past the claim threshold, or passed
-(delivered more than maxDeliveries times, by its XPENDING count) whatever its idle time. Requeue
-and dead-letter claim nothing: they read the bodies of due entries that are next to each other
-in the stream with one XRANGE, copy each entry and acknowledge it; an id the read does not
-return is a ghost, acknowledged and reported (see "Bodies in one sequential read" in
-includes/sweepRuns.lua). Reassign, and requeue or dead-letter once other entries lie between the
-due ones, claim with XAUTOCLAIM (whose deleted ids are the ghosts). Running it again after a
-crash writes nothing twice: what was acknowledged is no longer pending, what was handed off is
-not idle any more (nor passed: only an entry below maxDeliveries is handed off), what was put
-back or left was not written.
+entry), re-dispatches or dead-letters each due entry, and goes on while the time budget allows.
+Due: idle past the claim threshold, or passed (delivered more than maxDeliveries times, by its
+XPENDING count) whatever its idle time. Requeue and dead-letter claim nothing: one XRANGE reads
+due entries next to each other in the stream, an id it does not return is a ghost (see "Bodies
+in one sequential read"); reassign, and due entries with others between them, are claimed with
+XAUTOCLAIM (whose deleted ids are the ghosts). Running it again after a crash writes nothing
+twice: what was acknowledged is no longer pending, what was handed off is not idle any more (nor
+passed: only an entry below maxDeliveries is handed off), what was left was not written.
 
 The shebang with no flags declares the script as writing: Redis refuses it with OOM before it
 starts, instead of failing a write half-way, and only the declared keys may be touched. Every
 other condition that could make a write fail is checked before the first write (see "Checks").
 Should an unforeseen error still happen, the entries already copied are acknowledged and every
-other claimed entry is put back to its owner (entries only read were never moved): each entry is
-fully handled or untouched.
+other claimed entry is put back to its owner: each entry is fully handled or untouched.
 
 KEYS[1]  source stream
 KEYS[2]  requeue target stream (the source itself by default)
@@ -232,9 +228,7 @@ local records, recordCount = {}, 0
 local forgotten, forgottenCount = {}, 0
 local cursor = arg.cursor
 local claimedAny = false
--- Whether the entries being handled were claimed by this call (an oversized one is put back),
--- or only read (requeue and dead-letter: nothing to put back, see includes/sweepRuns.lua).
-local claimedEntries = false
+local claimedEntries = false -- the entries handled were claimed (else only read: none put back)
 local failure = nil
 local NONE = {}
 

@@ -70,17 +70,15 @@ local function settle(window, first, last, items, deleted)
 end
 
 -- Bodies in one sequential read, nothing claimed. A requeue or a dead-letter acknowledges the
--- original in the call that copies it, so the entry need not change hands first: the window's
--- XPENDING line gives its owner and delivery count, one XRANGE over the run's span reads the
--- bodies (a crashed consumer's batch lies next to each other in the stream), and XACK ends it.
--- No claim means no delivery counted (an XAUTOCLAIM would count one, never read: the copy
--- carries the XPENDING count, as before) and nothing to put back after an error. An id of the
--- run that the read passes over is a ghost (its body is gone): it is acknowledged, which removes
--- it from the PEL as XAUTOCLAIM does on 7.0+, and reported. The first RANGE_PROBE entries of a
--- run are read first: when other entries lie between them (acknowledged ones, or other
--- consumers' entries), the call claims as usual from then on (XAUTOCLAIM with the bodies, one
--- lookup per entry), since reading past other entries costs as much as the lookups it saves.
--- Reassign claims as usual: the claim's increment is the hand-off's delivery.
+-- original in the call that copies it, so the entry need not change hands: its XPENDING line
+-- gives its owner and delivery count (the copy carries that count; a claim's increment would
+-- never be read), one XRANGE over the run's span the bodies (a crashed consumer's batch lies
+-- next to each other in the stream), and nothing is put back after an error. An id the read
+-- passes over is a ghost: acknowledged (out of the PEL, as XAUTOCLAIM does on 7.0+) and
+-- reported. The first RANGE_PROBE entries of a run are read first: when other entries lie
+-- between them, the call claims as usual from then on (XAUTOCLAIM with the bodies), since
+-- reading past other entries costs as much as the lookups it saves. Reassign claims as usual:
+-- the claim's increment is the hand-off's delivery.
 local rangeReads = action == 'requeue' or action == 'dead-letter'
 local RANGE_PROBE = 32
 
