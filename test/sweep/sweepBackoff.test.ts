@@ -152,10 +152,16 @@ describe("backoff tiers", () => {
     const ids = await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(200));
     const config = { minIdleMs: 1000, backoffMs: [10_000], backoffJitter: 0.5 };
     const policy = backoffPolicy(config);
-    // Each entry 300 ms short of its own threshold, or 300 ms past it, alternately.
+    // Each entry 2 s short of its own threshold, or 2 s past it, alternately. Redis ages the
+    // fabricated idle times in real time between the XCLAIM and the second sweep, and that time
+    // cannot be injected: 2 s holds on a starved machine (300 ms did not at load 30), and the
+    // thresholds still spread over 10 s, so a turn computed without the entry's own jitter is
+    // caught. "computes the same thresholds in Lua as in TypeScript" checks them to the ms.
+    const marginMs = 2000;
     const entries = ids.map((id, i) => {
       const threshold = dueAfterMs(policy, id, 1);
-      return { id, consumer: "c", deliveries: 1, idleMs: threshold + (i % 2 === 0 ? -300 : 300) };
+      const idleMs = threshold + (i % 2 === 0 ? -marginMs : marginMs);
+      return { id, consumer: "c", deliveries: 1, idleMs };
     });
     const thresholds = new Set(entries.map((e) => e.idleMs));
     expect(thresholds.size).toBeGreaterThan(100); // the jitter does spread them
