@@ -1,5 +1,7 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import type { ReplyProblem } from "../redis/replies.js";
+import { classifyReplyError, type ReplyProblem } from "../redis/replies.js";
+import { RedisUnavailableError } from "../redis/pipeline/runPipeline.js";
+import type { GroupStatsReading, ReadGroupStatsResult } from "../scripts/readGroupStats.js";
 import type { ConsumerActivity, RetryLaneGroup } from "../scripts/readGroupStatsParts.js";
 
 /** What one scrape learned about one group, straight from Redis, without reading any entry. */
@@ -58,4 +60,53 @@ export interface ScrapeSnapshot {
 export function ownDeadLetters(values: GroupValues): { count: number; exact: boolean } {
   if (values.deadLetterLength === 0) return { count: 0, exact: true };
   return { count: values.deadLetters ?? 0, exact: values.deadLettersExact === true };
+}
+
+/** A group's reading from the reply model, whichever way it was read (the one place for both). */
+function readingOf(
+  group: ResolvedGroup,
+  read: GroupStatsReading,
+  streamLength: number,
+): GroupReading {
+  switch (read.status) {
+    case "failed":
+      return { group, state: classifyReplyError(new Error(read.error)), detail: read.error };
+    case "unreachable":
+      return { group, state: "unreachable", detail: read.error };
+    case "no-group":
+      return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
+    case "read": {
+      // The parsed stats are this reading's own: completed in place, not copied (10,000 groups
+      // per scrape, and a copy by spread cost a scrape tens of ms).
+      const values: GroupValues = Object.assign(read.stats, { streamLength });
+      return { group, state: "ok", values };
+    }
+  }
+}
+
+/** What one read of some groups gave; nowMs undefined when it did not get Redis' answer. */
+export type ReadPart = Omit<ReadGroupStatsResult, "nowMs"> & { nowMs: number | undefined };
+
+/**
+ * The snapshot of `groups` from the parts that read them, in order (each part's groups follow
+ * the previous part's). Throws RedisUnavailableError when no part got Redis' time.
+ */
+export function snapshotOf(
+  groups: readonly ResolvedGroup[],
+  parts: readonly ReadPart[],
+): ScrapeSnapshot {
+  const streamLengths = new Map<string, number>();
+  const readings: GroupReading[] = [];
+  let nowMs: number | undefined;
+  for (const part of parts) {
+    nowMs ??= part.nowMs;
+    for (const [stream, length] of part.streamLengths) streamLengths.set(stream, length);
+    for (const read of part.groups) {
+      const group = groups[readings.length];
+      if (group === undefined) throw new Error("more readings than groups");
+      readings.push(readingOf(group, read, part.streamLengths.get(group.stream) ?? 0));
+    }
+  }
+  if (nowMs === undefined) throw new RedisUnavailableError("redis returned no time");
+  return { nowMs, streamLengths, groups: readings };
 }

@@ -3,13 +3,12 @@ import {
   callReadGroupStats,
   parseReadGroupStatsReply,
   type ConsumerReadOptions,
-  type GroupStatsReading,
 } from "../scripts/readGroupStats.js";
 import { registerScripts } from "../scripts/scriptedRedis.js";
-import { classifyReplyError, isReplyError } from "../redis/replies.js";
+import { isReplyError } from "../redis/replies.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { inWindow } from "../core/inWindow.js";
-import type { GroupReading, GroupValues, ScrapeSnapshot } from "./GroupReading.js";
+import { snapshotOf, type ReadPart, type ScrapeSnapshot } from "./GroupReading.js";
 import {
   answerWithin,
   RedisTimeoutError,
@@ -22,30 +21,6 @@ import {
  * Redis 2-3 µs more inside a script than pipelined), so other clients wait little for one call.
  */
 const GROUPS_PER_SCRIPT = 100;
-
-/** The problem of a group, as the pipeline path classifies the same Redis error. */
-function problem(group: ResolvedGroup, message: string): GroupReading {
-  return { group, state: classifyReplyError(new Error(message)), detail: message };
-}
-
-function readingOf(
-  group: ResolvedGroup,
-  read: GroupStatsReading,
-  streamLength: number,
-): GroupReading {
-  switch (read.status) {
-    case "failed":
-      return problem(group, read.error);
-    case "no-group":
-      return { group, state: "no-group", detail: `no group ${group.group} on ${group.stream}` };
-    case "read": {
-      // The parsed stats are this reading's own: completed in place, not copied (10,000 groups
-      // per scrape, and a copy by spread cost a scrape tens of ms).
-      const values: GroupValues = Object.assign(read.stats, { streamLength });
-      return { group, state: "ok", values };
-    }
-  }
-}
 
 export interface ScriptReadOptions {
   timeoutMs: number;
@@ -65,13 +40,6 @@ export interface ScriptReadOptions {
  */
 const CALLS_IN_FLIGHT = 8;
 
-/** What one call gave: its groups' readings, and the stream lengths and time it read. */
-interface CallResult {
-  readings: GroupReading[];
-  streamLengths: ReadonlyMap<string, number>;
-  nowMs: number | undefined;
-}
-
 interface CallContext {
   redis: RedisClient;
   scripted: ReturnType<typeof registerScripts>;
@@ -80,10 +48,7 @@ interface CallContext {
   leftMs: () => number;
 }
 
-async function readBatch(
-  context: CallContext,
-  batch: readonly ResolvedGroup[],
-): Promise<CallResult> {
+async function readBatch(context: CallContext, batch: readonly ResolvedGroup[]): Promise<ReadPart> {
   const { options } = context;
   const late = `redis did not answer within ${options.timeoutMs} ms`;
   const leftMs = context.leftMs();
@@ -97,15 +62,10 @@ async function readBatch(
     if (error instanceof RedisUnavailableError) throw error;
     const failure = error instanceof Error ? error : new Error(String(error));
     if (!isReplyError(failure)) throw new RedisUnavailableError(failure.message);
-    const readings = batch.map((group) => problem(group, failure.message));
-    return { readings, streamLengths: new Map(), nowMs: undefined };
+    const failed = { status: "failed", error: failure.message } as const;
+    return { groups: batch.map(() => failed), streamLengths: new Map(), nowMs: undefined };
   }
-  const parsed = parseReadGroupStatsReply(input, reply);
-  const readings = parsed.groups.map((read, i) => {
-    const group = batch[i] as ResolvedGroup;
-    return readingOf(group, read, parsed.streamLengths.get(group.stream) ?? 0);
-  });
-  return { readings, streamLengths: parsed.streamLengths, nowMs: parsed.nowMs };
+  return parseReadGroupStatsReply(input, reply);
 }
 
 /**
@@ -132,17 +92,8 @@ export async function readGroupSnapshotsScripted(
   };
   // At least one call, even without groups: it also reads Redis TIME.
   const calls = Math.max(1, Math.ceil(groups.length / perCall));
-  const results = await inWindow(calls, CALLS_IN_FLIGHT, (index) =>
+  const parts = await inWindow(calls, CALLS_IN_FLIGHT, (index) =>
     readBatch(context, groups.slice(index * perCall, (index + 1) * perCall)),
   );
-  const streamLengths = new Map<string, number>();
-  const readings: GroupReading[] = [];
-  let nowMs: number | undefined;
-  for (const result of results) {
-    nowMs ??= result.nowMs;
-    for (const [stream, length] of result.streamLengths) streamLengths.set(stream, length);
-    for (const reading of result.readings) readings.push(reading);
-  }
-  if (nowMs === undefined) throw new RedisUnavailableError("redis returned no time");
-  return { nowMs, streamLengths, groups: readings };
+  return snapshotOf(groups, parts);
 }

@@ -1,41 +1,6 @@
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import type { PipelineReply } from "../redis/pipeline/runPipeline.js";
-import { classifyReplyError, parsePendingPage, parseXinfoGroups } from "../redis/replies.js";
-import type { RetryLaneGroup } from "../scripts/readGroupStatsParts.js";
 import type { GroupValues } from "./GroupReading.js";
-
-/**
- * The pipelined read of a lane's work (readGroupStats.lua's laneGroupStats): XINFO GROUPS of
- * the lane and, when the group has something pending there, its oldest pending entry. A lane not
- * created yet holds nothing; a lane without the group, or one that cannot be read, is unknown.
- */
-export function laneGroupFromReplies(
-  name: string,
-  groups: PipelineReply,
-  oldest: PipelineReply,
-): RetryLaneGroup | undefined {
-  if (groups.error) {
-    if (classifyReplyError(groups.error) !== "no-stream") return undefined;
-    return {
-      pending: 0,
-      lag: 0,
-      oldestPendingId: undefined,
-      oldestPendingIdleMs: 0,
-      oldestPendingDeliveries: 0,
-    };
-  }
-  const info = parseXinfoGroups(groups.value).find((group) => group.name === name);
-  if (info === undefined) return undefined;
-  const [first] = info.pending > 0 && !oldest.error ? parsePendingPage(oldest.value) : [];
-  return {
-    pending: info.pending,
-    lag: info.lag,
-    oldestPendingId: first?.id,
-    oldestPendingIdleMs: first?.idleMs ?? 0,
-    oldestPendingDeliveries: first?.deliveries ?? 0,
-  };
-}
 
 /**
  * The lane's lag when it can be trusted: null when Redis reports none or more than the lane

@@ -3,9 +3,11 @@ import { flagArg, ScriptReplyError } from "./scriptReplies.js";
 import { deadLetterIndexKeys } from "../core/deadLetterIndex.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 import {
+  consumerActivity,
   Cursor,
-  readActivity,
-  readLaneGroup,
+  laneWork,
+  readActivityFacts,
+  readLaneFacts,
   type ConsumerActivity,
   type RetryLaneGroup,
 } from "./readGroupStatsParts.js";
@@ -13,7 +15,9 @@ import {
 /**
  * The interface of src/scripts/lua/readGroupStats.lua: the request, its arguments, its reply.
  * Read-only; it has no error codes of its own: what Redis answers for a stream or a group is
- * data in the reply (GroupStatsReading), an error for the whole call is Redis' own.
+ * data in the reply (GroupStatsReading), an error for the whole call is Redis' own. The reply
+ * model (ReadGroupStatsResult) is also what the reads without scripts give
+ * (src/scrape/readGroupCommands.ts), and the rules it needs are in readGroupStatsParts.ts.
  */
 export interface ReadGroupStatsRequest {
   groups: readonly (Pick<
@@ -33,7 +37,7 @@ export interface ConsumerReadOptions {
 }
 
 /** One group's state, read without touching an entry. */
-interface GroupStats {
+export interface GroupStats {
   pending: number;
   lastDeliveredId: string;
   /** Null when Redis reports none (or has no such field). */
@@ -58,11 +62,15 @@ interface GroupStats {
   deadLettersExact: boolean;
 }
 
-/** A group as read: its stats, no such group, or the error Redis answered for it. */
+/**
+ * A group as read: its stats, no such group, the error Redis answered for it, or (reads on Redis
+ * Cluster) the node serving it did not answer.
+ */
 export type GroupStatsReading =
   | { status: "read"; stats: GroupStats }
   | { status: "no-group" }
-  | { status: "failed"; error: string };
+  | { status: "failed"; error: string }
+  | { status: "unreachable"; error: string };
 
 export interface ReadGroupStatsResult {
   /** Redis TIME, Unix ms. */
@@ -105,7 +113,6 @@ export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
   if (consumers !== undefined) {
     // The janitor's hand-offs (reassign) reset a consumer's idle: the script discounts them.
     for (const group of request.groups) argv.push(touchesIndex(keys, group));
-    argv.push(consumers.janitorConsumer);
   }
   for (const group of request.groups) {
     const { index, state } = deadLetterIndexKeys(group);
@@ -114,8 +121,15 @@ export function readGroupStatsArgs(request: ReadGroupStatsRequest): ScriptCall {
   return scriptCall(keys, argv);
 }
 
-/** A flat reply read front to back. */
-function readStats(cursor: Cursor, withConsumers: boolean, withLane: boolean): GroupStats {
+/** How to read one group's record: with the consumers' activity (then at nowMs), with a lane. */
+interface RecordShape {
+  consumers: ConsumerReadOptions | undefined;
+  nowMs: number;
+  withLane: boolean;
+}
+
+/** A group's record, read front to back. */
+function readStats(cursor: Cursor, shape: RecordShape): GroupStats {
   const pending = cursor.number();
   const lastDeliveredId = cursor.string();
   const lag = cursor.number();
@@ -124,12 +138,13 @@ function readStats(cursor: Cursor, withConsumers: boolean, withLane: boolean): G
   const oldestPendingDeliveries = cursor.number();
   const deadLetterLength = cursor.number();
   const retryLaneLength = cursor.number();
-  const retryLaneGroup = withLane ? readLaneGroup(cursor) : undefined;
-  const consumers: [string, number][] = [];
-  for (let count = cursor.number(); count > 0; count -= 1) {
-    consumers.push([cursor.string(), cursor.number()]);
-  }
-  const activity = withConsumers ? readActivity(cursor) : undefined;
+  const retryLaneGroup = shape.withLane ? laneWork(readLaneFacts(cursor)) : undefined;
+  const consumers = cursor.pairs();
+  const { consumers: read, nowMs } = shape;
+  const activity =
+    read === undefined
+      ? undefined
+      : consumerActivity(readActivityFacts(cursor), read.janitorConsumer, nowMs);
   const deadLetters = cursor.number();
   const deadLettersExact = cursor.number() === 1;
   return {
@@ -173,7 +188,8 @@ export function parseReadGroupStatsReply(
     if (status === "G") return { status: "no-group" };
     if (status !== "") return { status: "failed", error: status };
     const withLane = group.retryLaneStream !== undefined;
-    return { status: "read", stats: readStats(cursor, request.consumers !== undefined, withLane) };
+    const shape = { consumers: request.consumers, nowMs, withLane };
+    return { status: "read", stats: readStats(cursor, shape) };
   });
   return { nowMs, streamLengths, groups };
 }

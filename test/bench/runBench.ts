@@ -24,6 +24,7 @@ import { statusCostScenario } from "./statusCost.js";
 import { operatorScenario } from "./operatorCommands.js";
 import { redriveTaskScenario } from "./redriveTasks.js";
 import { redisImpactScenario } from "./redisImpact.js";
+import { scrapeReadsScenario } from "./scrapeReads.js";
 import type { BenchOptions, Scenario, ScenarioResult } from "./scenario.js";
 import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
@@ -52,7 +53,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * waiting entries (longest call, body reads); `--only=f`, one sweep pass over 10,000 idle groups
  * and with 1 % of them due; `--only=l`, the leader of 1,000 and 10,000 discovered groups under
  * the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long); `--only=t`, a redrive
- * task against today's synchronous redrive (10,000 dead letters) and its batches' Redis time.
+ * task against today's synchronous redrive (10,000 dead letters) and its batches' Redis time;
+ * `--only=r`, the scrape's read of 1,000 groups per read path, one server and Cluster.
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -64,6 +66,7 @@ const OPTIONAL: Record<string, Scenario> = {
   f: idleFleetScenario,
   l: leaderMemoryScenario,
   t: redriveTaskScenario,
+  r: scrapeReadsScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */

@@ -2,16 +2,9 @@ import type { OptionValues } from "../Command.js";
 import { EXIT } from "../exitCodes.js";
 import { RedriveRefusedError } from "../../operations/redriveDeadLetters.js";
 import { startRedriveTask, TaskActiveError } from "../../operations/redriveTasks.js";
-import { DEFAULT_RATE, reasonOption, toOption } from "./dlqOptions.js";
 import { keepOption, startedByOption } from "./dlqTaskOptions.js";
-import { existingGroup } from "./existingGroup.js";
-import {
-  integerOption,
-  OperatorFailure,
-  requiredString,
-  writeJson,
-  type OperatorSession,
-} from "./OperatorCommand.js";
+import { OperatorFailure, writeJson, type OperatorSession } from "./OperatorCommand.js";
+import { redriveSelection } from "./redriveSelection.js";
 import { writeOperatorEvent } from "./writeOperatorEvent.js";
 
 /** `dlq redrive --async`: records the task, prints its id; the leader runs it. */
@@ -19,18 +12,14 @@ export async function runDlqRedriveAsync(
   values: OptionValues,
   session: OperatorSession,
 ): Promise<number> {
-  const group = await existingGroup(
-    session,
-    requiredString(values, "stream"),
-    requiredString(values, "group"),
-  );
+  const { group, limit, reason, to, rate: perSecond } = await redriveSelection(values, session);
   try {
     const task = await startRedriveTask(session.redis, group, {
       leaseKey: session.config.lease.key,
-      reason: reasonOption(values),
-      limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
-      to: toOption(values),
-      rate: integerOption(values, "rate") ?? DEFAULT_RATE,
+      reason,
+      limit: limit ?? Number.POSITIVE_INFINITY,
+      to,
+      rate: perSecond,
       startedBy: startedByOption(values),
       keepMs: keepOption(values),
     });

@@ -6,7 +6,9 @@ depend on the size of the entries). It replaces four pipelined commands per grou
 cost (command objects, promises, encoding, decoding) dominated a scrape; the reply is flat and made
 of numbers and short strings. Read-only; src/scripts/readGroupStats.ts builds the call and parses
 the reply, and src/scrape/readGroupStatsScript.ts sends 100 groups per call so that one call stays
-short in Redis (about 1.5 ms).
+short in Redis (about 1.5 ms). It returns what Redis answered and applies no rule: the rules
+(the consumers' activity, a retry lane's work) are in src/scripts/readGroupStatsParts.ts, shared
+with the reads without scripts (src/README.md "The scrape's reads").
 
 KEYS[1..S]        the distinct streams of the batch
 KEYS[S+1..S+G]    the dead-letter stream of group 1..G
@@ -22,9 +24,7 @@ ARGV[1]  1: also read the XPENDING summary (per-consumer counts); 0: not. Follow
 ARGV[2]  S, the number of streams
 ARGV[3i], ARGV[3i+1], ARGV[3i+2]  group i: the index (1..S) of its stream in KEYS, its name, the
                                   index of its retry lane in KEYS (0: none)
-with 'c' only, after the groups: per group i, the index of its touches hash in KEYS (0: none),
-             then ARGV[#ARGV], the janitor's own consumer name (its claims are not a consumer
-             reading)
+with 'c' only, after the groups: per group i, the index of its touches hash in KEYS (0: none)
 
 Returns a flat array:
   timeSeconds, timeMicroseconds                   Redis TIME
@@ -36,14 +36,13 @@ Returns a flat array:
     oldestId ('' when the PEL is empty), oldestIdleMs, oldestDeliveries,
     deadLetterLength (-1: XLEN failed, e.g. the key is not a stream),
     retryLaneLength (-1: no retry lane, or XLEN failed),
-    with a retry lane only: its group's pending (-1: unknown), lag (-1: null, -2: unknown),
-    oldest pending id ('' none), its idle ms and deliveries (laneGroupStats),
+    with a retry lane only (laneFacts): the error of its XINFO GROUPS ('' none), its group's
+    pending (-1: no such group), lag (-1: null), oldest pending id ('' none or not read), its
+    idle ms and deliveries,
     consumerCount n, then n pairs consumer, pending (n is 0 without ARGV[1] = 1),
-    then with 'c' only: entriesRead (-1: null or absent), the number of consumers other
-    than ARGV[#ARGV], the smallest XINFO CONSUMERS idle among them (-1: none). An XCLAIM
-    resets a consumer's idle as a read would: a consumer whose latest activity is the
-    janitor's own hand-off (its touch, at or after now - idle - 1 ms) gives no idle here, the
-    rule sweepPage.lua applies to reassign's live consumers.
+    then with 'c' only: entriesRead (-1: null or absent), a count k and k pairs consumer, idle
+    (XINFO CONSUMERS), a count t and t pairs consumer, Unix ms (the touches hash; 0 without
+    one, or when it cannot be read),
     then: deadLetters, the XLEN of the group's dead-letter index (its own dead letters, exact
     whatever else shares the dead-letter stream), and 1 when that index is complete, else 0
     (still being built: the count is a lower bound)
@@ -53,7 +52,6 @@ Returns a flat array:
 
 local perConsumer = string.sub(ARGV[1], 1, 1) == '1'
 local withConsumers = string.sub(ARGV[1], 2, 2) == 'c'
-local janitorConsumer = withConsumers and ARGV[#ARGV] or nil
 local streamCount = tonumber(ARGV[2])
 local out = {}
 local n = 0
@@ -65,7 +63,6 @@ end
 local time = redis.call('TIME')
 push(time[1])
 push(time[2])
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 local function failed(reply)
   return type(reply) == 'table' and reply.err ~= nil
@@ -93,16 +90,19 @@ for s = 1, streamCount do
   end
 end
 
-local groupCount = withConsumers and (#ARGV - 3) / 4 or (#ARGV - 2) / 3
+local groupCount = withConsumers and (#ARGV - 2) / 4 or (#ARGV - 2) / 3
 local indexBase = #KEYS - 2 * groupCount
 
--- The work in a group's retry lane, read like the source's: the lane's group's pending count,
--- lag (-1: null), oldest pending id ('' none), its idle time and deliveries. A lane not created
--- yet holds nothing (0, 0); a lane without its group, or one that cannot be read: -1, -2.
-local function laneGroupStats(lane, name)
-  local pendingCount, lag, oldest = -1, -2, nil
+-- What the group's retry lane answered: its XINFO GROUPS error ('' none), the lane's group's
+-- pending count (-1: no such group), lag (-1: null), and its oldest pending entry, read only
+-- when something is pending there.
+local function laneFacts(lane, name)
+  local pendingCount, lag, oldest = -1, -1, nil
   local groups = redis.pcall('XINFO', 'GROUPS', lane)
-  if not failed(groups) then
+  if failed(groups) then
+    push(groups.err)
+  else
+    push('')
     for _, fields in ipairs(groups) do
       local info = {}
       for f = 1, #fields, 2 do info[fields[f]] = fields[f + 1] end
@@ -115,8 +115,6 @@ local function laneGroupStats(lane, name)
       local page = redis.pcall('XPENDING', lane, name, '-', '+', 1)
       if not failed(page) then oldest = page[1] end
     end
-  elseif string.find(groups.err, 'no such key', 1, true) then
-    pendingCount, lag = 0, 0
   end
   push(pendingCount)
   push(lag)
@@ -125,15 +123,20 @@ local function laneGroupStats(lane, name)
   push(oldest and tonumber(oldest[4]) or 0)
 end
 
--- The janitor's last XCLAIM to each consumer of group g (name -> Unix ms), or nil.
-local function touchesOf(g)
+-- Pushes a count and the pairs of a flat name/value list.
+local function pushPairs(flat)
+  push(#flat / 2)
+  for i = 1, #flat, 2 do
+    push(flat[i])
+    push(tonumber(flat[i + 1]))
+  end
+end
+
+-- The touches hash of group g (consumer -> Unix ms of the janitor's last XCLAIM to it).
+local function pushTouches(g)
   local t = tonumber(ARGV[2 + 3 * groupCount + g])
-  if t == 0 then return nil end
-  local flat = redis.pcall('HGETALL', KEYS[t])
-  if failed(flat) then return nil end
-  local last = {}
-  for i = 1, #flat, 2 do last[flat[i]] = tonumber(flat[i + 1]) end
-  return last
+  local flat = t > 0 and redis.pcall('HGETALL', KEYS[t]) or {}
+  pushPairs(failed(flat) and {} or flat)
 end
 
 for g = 1, groupCount do
@@ -183,7 +186,7 @@ for g = 1, groupCount do
       push(failed(deadLetter) and -1 or deadLetter)
       local laneLength = lane > 0 and redis.pcall('XLEN', KEYS[lane]) or -1
       push(failed(laneLength) and -1 or laneLength)
-      if lane > 0 then laneGroupStats(KEYS[lane], name) end
+      if lane > 0 then laneFacts(KEYS[lane], name) end
       local consumers = summary and summary[4]
       if consumers then
         push(#consumers)
@@ -197,8 +200,7 @@ for g = 1, groupCount do
       if seen then
         local entriesRead = info['entries-read']
         push(entriesRead and tonumber(entriesRead) or -1)
-        local count, minIdle = 0, -1
-        local touched = touchesOf(g)
+        local idles = {}
         for _, fields in ipairs(seen) do
           -- name, pending, idle[, inactive]: a flat field/value list per consumer
           local consumer, idle = nil, nil
@@ -206,18 +208,16 @@ for g = 1, groupCount do
             if fields[f] == 'name' then
               consumer = fields[f + 1]
             elseif fields[f] == 'idle' then
-              idle = tonumber(fields[f + 1])
+              idle = fields[f + 1]
             end
           end
-          if consumer ~= janitorConsumer and idle then
-            count = count + 1
-            local since = touched and touched[consumer]
-            local handedOff = since and nowMs - idle <= since + 1
-            if not handedOff and (minIdle < 0 or idle < minIdle) then minIdle = idle end
+          if consumer and idle then
+            idles[#idles + 1] = consumer
+            idles[#idles + 1] = idle
           end
         end
-        push(count)
-        push(minIdle)
+        pushPairs(idles)
+        pushTouches(g)
       end
       local indexKey, stateKey = KEYS[indexBase + 2 * g - 1], KEYS[indexBase + 2 * g]
       local indexed = redis.pcall('XLEN', indexKey)

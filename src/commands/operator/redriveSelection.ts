@@ -1,0 +1,36 @@
+import type { OptionValues } from "../Command.js";
+import type { ResolvedGroup } from "../../core/resolveGroup.js";
+import type { RedriveTo } from "../../operations/redriveTarget.js";
+import { DEFAULT_RATE, reasonOption, toOption } from "./dlqOptions.js";
+import { existingGroup } from "./existingGroup.js";
+import { integerOption, requiredString, type OperatorSession } from "./OperatorCommand.js";
+
+/** What `dlq redrive` moves, with or without --async: the options both read the same way. */
+export interface RedriveSelection {
+  group: ResolvedGroup;
+  /** --limit; undefined: every dead letter. */
+  limit: number | undefined;
+  reason: ReturnType<typeof reasonOption>;
+  to: RedriveTo;
+  /** --rate, dead letters per second (0: no limit). */
+  rate: number;
+}
+
+/** Reads --stream/--group (the group must exist), --limit, --reason, --to and --rate. */
+export async function redriveSelection(
+  values: OptionValues,
+  session: OperatorSession,
+): Promise<RedriveSelection> {
+  const group = await existingGroup(
+    session,
+    requiredString(values, "stream"),
+    requiredString(values, "group"),
+  );
+  return {
+    group,
+    limit: integerOption(values, "limit", 1),
+    reason: reasonOption(values),
+    to: toOption(values),
+    rate: integerOption(values, "rate") ?? DEFAULT_RATE,
+  };
+}
