@@ -209,7 +209,7 @@ export const METRIC_TABLE = {
       name: "stream_janitor_ghost_entries_total",
       type: "counter",
       perGroup: true,
-      help: "Pending ids XAUTOCLAIM reported as deleted: their bodies were trimmed or XDELed (data lost).",
+      help: "Pending ids a sweep found deleted: their bodies were trimmed or XDELed (data lost).",
       labelNames: GROUP,
     },
     deadLettersDropped: {
