@@ -1,48 +1,29 @@
 import type convict from "convict";
-import { ConfigError, type ConfigProblems } from "./ConfigError.js";
-import { defaultDeadLetterStream } from "../core/resolveGroup.js";
-import { leaseTimingProblem } from "../core/leaseTimingRule.js";
-import { durationExpected } from "./parseDuration.js";
+import { GROUP_ACTIONS, REDIS_MODES, type JanitorConfig } from "../core/configTypes.js";
 import {
-  GROUP_ACTIONS,
-  REDIS_MODES,
-  type DiscoverConfig,
-  type GroupConfig,
-  type JanitorConfig,
-} from "../core/configTypes.js";
+  MAX_DURATION_MS,
+  LOG_LEVELS,
+  anyString,
+  nonEmptyString,
+  integer,
+  durationBetween,
+  duration,
+  durationList,
+  jitter,
+  oneOf,
+  redisUrl,
+  hostPorts,
+  boolean,
+  list,
+  patternList,
+  file,
+  leaf,
+  type LeafSpec,
+  type SchemaNode,
+  type SectionSpec,
+} from "./configLeaf.js";
 
-/** What a value must satisfy, in words (for ConfigError) and as a predicate. */
-interface Check {
-  readonly expected: string;
-  readonly test: (value: unknown) => boolean;
-}
-
-/**
- * One configuration value. `format` is what convict runs; `test` and `expected` are the same
- * check kept apart so that loadConfig can run it on raw file values, before convict turns
- * numeric-looking strings into numbers, and report the key precisely.
- * (A type alias, not an interface, so that it is assignable to convict's indexed SchemaObj.)
- */
-export type LeafSpec<T = unknown> = {
-  default: T;
-  doc: string;
-  expected: string;
-  test: (value: unknown) => boolean;
-  format: (value: unknown) => void;
-  env?: string;
-  sensitive?: boolean;
-  /** No usable default: the key must be given (group stream and group names). */
-  required?: boolean;
-};
-
-export type SectionSpec = Readonly<Record<string, LeafSpec>>;
-
-/** A section whose keys are leaves or further sections (`redis.tls`). */
-export interface NestedSectionSpec {
-  readonly [key: string]: LeafSpec | NestedSectionSpec;
-}
-
-export type SchemaNode = LeafSpec | NestedSectionSpec;
+export type { LeafSpec, NestedSectionSpec, SchemaNode, SectionSpec } from "./configLeaf.js";
 
 /** The convict view of the configuration: groups are a plain list, checked by loadConfig. */
 export type ConvictShape = Omit<JanitorConfig, "groups" | "discover" | "retention"> & {
@@ -50,124 +31,6 @@ export type ConvictShape = Omit<JanitorConfig, "groups" | "discover" | "retentio
   discover: unknown[];
   retention: unknown[];
 };
-
-/** setTimeout silently turns longer delays into 1 ms, so durations used as timers stop here. */
-const MAX_DURATION_MS = 2 ** 31 - 1;
-
-const LOG_LEVELS: readonly string[] = [
-  "fatal",
-  "error",
-  "warn",
-  "info",
-  "debug",
-  "trace",
-  "silent",
-];
-
-const anyString: Check = { expected: "a string", test: (v) => typeof v === "string" };
-
-const nonEmptyString: Check = {
-  expected: "a non-empty string",
-  test: (v) => typeof v === "string" && v.length > 0,
-};
-
-function integer(min: number, max?: number): Check {
-  return {
-    expected: max === undefined ? `an integer >= ${min}` : `an integer between ${min} and ${max}`,
-    test: (v) =>
-      typeof v === "number" &&
-      Number.isSafeInteger(v) &&
-      v >= min &&
-      (max === undefined || v <= max),
-  };
-}
-
-/** A key ending in `Ms`: the file may give a unit too; loadConfig turns it into ms first. */
-function durationBetween(min: number, max?: number): Check {
-  return { expected: durationExpected(min, max), test: integer(min, max).test };
-}
-
-const duration = durationBetween(1, MAX_DURATION_MS);
-
-/** `backoffMs`: a short list of durations, each one like a key ending in `Ms`. */
-const durationList: Check = {
-  expected: `a list of at most 100 durations, each ${durationExpected(1, MAX_DURATION_MS)}`,
-  test: (v) => Array.isArray(v) && v.length <= 100 && v.every((item) => duration.test(item)),
-};
-
-/** `backoffJitter`: a fraction of each threshold, used in thousandths. */
-const jitter: Check = {
-  expected: "a number between 0 and 0.5 (used in steps of 0.001)",
-  test: (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 0.5,
-};
-
-function oneOf(values: readonly string[]): Check {
-  return {
-    expected: `one of ${values.join(", ")}`,
-    test: (v) => typeof v === "string" && values.includes(v),
-  };
-}
-
-/** ioredis decodes the user-info with decodeURIComponent, which throws URIError on a bare `%`. */
-function userInfoDecodes(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    decodeURIComponent(parsed.username);
-    decodeURIComponent(parsed.password);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// Lower-case schemes only: code elsewhere may decide on TLS by looking for "rediss://".
-const redisUrl: Check = {
-  expected: "a URL starting with redis://, rediss:// or unix:///",
-  test: (v) =>
-    typeof v === "string" &&
-    (/^rediss?:\/\//u.test(v) || /^unix:\/\/\/./u.test(v)) &&
-    URL.canParse(v),
-};
-
-// IPv6 in brackets ([::1]:26379), a name or an IPv4 address, then a port.
-const HOST_PORT = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/iu;
-
-const hostPorts: Check = {
-  expected: 'a list of "host:port" strings',
-  test: (v) =>
-    Array.isArray(v) &&
-    v.every((item) => {
-      const port = typeof item === "string" ? HOST_PORT.exec(item)?.[2] : undefined;
-      return port !== undefined && Number(port) >= 1 && Number(port) <= 65535;
-    }),
-};
-
-const boolean: Check = { expected: "true or false", test: (v) => typeof v === "boolean" };
-const list: Check = { expected: "a list of groups", test: (v) => Array.isArray(v) };
-const patternList: Check = {
-  expected: "a list of discover patterns",
-  test: (v) => Array.isArray(v),
-};
-
-const file: Check = { expected: "a file path (empty: none)", test: anyString.test };
-
-function leaf<T>(
-  defaultValue: T,
-  doc: string,
-  check: Check,
-  extra: { env?: string; sensitive?: boolean; required?: boolean } = {},
-): LeafSpec<T> {
-  return {
-    default: defaultValue,
-    doc,
-    expected: check.expected,
-    test: check.test,
-    format: (value: unknown) => {
-      if (!check.test(value)) throw new Error(check.expected);
-    },
-    ...extra,
-  };
-}
 
 /** README "Configuration". Environment overrides are convict's `env`; they beat the file. */
 export const janitorSchema = {
@@ -366,102 +229,4 @@ export function schemaLeaves(): [path: string, spec: LeafSpec][] {
   };
   for (const [name, node] of Object.entries<SchemaNode>(janitorSchema)) visit(name, node);
   return leaves;
-}
-
-/**
- * The rules that span several keys, which neither convict nor a per-key check can express.
- * Sections that already had a problem are skipped: their values are partly defaults.
- */
-export function checkCrossKeyRules(
-  config: Pick<JanitorConfig, "lease" | "groups" | "redis"> &
-    Partial<Pick<JanitorConfig, "discover">>,
-  problems: ConfigProblems,
-  skipSections: ReadonlySet<string> = new Set(),
-): void {
-  if (!skipSections.has("lease")) problems.check(() => checkLeaseRule(config.lease));
-  if (!skipSections.has("redis") && URL.canParse(config.redis.url)) {
-    if (!userInfoDecodes(config.redis.url)) {
-      const expected =
-        "a URL whose user name and password are percent-encoded (a % is written %25)";
-      problems.add(new ConfigError("redis.url", config.redis.url, expected));
-    }
-  }
-  if (!skipSections.has("lease")) problems.check(() => checkLeaseWaitRule(config.lease));
-  checkGroupRules(config.groups, problems);
-  checkDiscoverRules(config.discover ?? [], problems);
-}
-
-/** The dead-letter loop rule of groups, for what a pattern's settings alone can tell. */
-function checkDiscoverRules(entries: readonly DiscoverConfig[], problems: ConfigProblems): void {
-  entries.forEach((entry, index) => {
-    problems.check(() => checkRetryLaneAction(entry, `discover[${index}]`));
-    const { requeueStream, deadLetterStream } = entry;
-    if (requeueStream !== "" && requeueStream === deadLetterStream) {
-      const expected =
-        "a stream other than the pattern's requeueStream (dead letters would be delivered again)";
-      problems.add(
-        new ConfigError(`discover[${index}].deadLetterStream`, deadLetterStream, expected),
-      );
-    }
-  });
-}
-
-/** A retry lane holds requeued copies: only the requeue action makes any. */
-function checkRetryLaneAction(
-  settings: Pick<GroupConfig, "action" | "retryLane">,
-  path: string,
-): void {
-  if (settings.retryLane === true && settings.action !== "requeue") {
-    const expected = `false with action ${settings.action} (a retry lane is for action requeue)`;
-    throw new ConfigError(`${path}.retryLane`, true, expected);
-  }
-}
-
-/** The lease timing rule (the Lease checks the same), blaming a key by its full path. */
-function checkLeaseRule(lease: JanitorConfig["lease"]): void {
-  const problem = leaseTimingProblem(lease, (key) => `lease.${key}`);
-  if (problem !== undefined) {
-    throw new ConfigError(`lease.${problem.key}`, problem.value, problem.expected);
-  }
-}
-
-/** The WAIT runs on the lease connection, whose commands time out after retryPeriodMs. */
-function checkLeaseWaitRule(lease: JanitorConfig["lease"]): void {
-  const { waitReplicas = 0, waitTimeoutMs = 0, retryPeriodMs } = lease;
-  if (waitReplicas > 0 && waitTimeoutMs >= retryPeriodMs) {
-    const expected = `less than lease.retryPeriodMs (${retryPeriodMs}) when lease.waitReplicas > 0`;
-    throw new ConfigError("lease.waitTimeoutMs", waitTimeoutMs, expected);
-  }
-}
-
-function checkGroupRules(groups: readonly GroupConfig[], problems: ConfigProblems): void {
-  const seen = new Map<string, number>();
-  groups.forEach((group, index) => {
-    const path = `groups[${index}]`;
-    const pair = JSON.stringify([group.stream, group.group]);
-    const earlier = seen.get(pair);
-    if (earlier !== undefined) {
-      const expected = `a stream/group pair not configured already (groups[${earlier}] has it)`;
-      problems.add(new ConfigError(path, { stream: group.stream, group: group.group }, expected));
-      return;
-    }
-    seen.set(pair, index);
-    problems.check(() => checkRetryLaneAction(group, path));
-    // Dead letters written where the group (or its requeue target) reads would come back.
-    const { deadLetterStream, stream, requeueStream, action } = group;
-    const feedsBack =
-      deadLetterStream === stream || (action === "requeue" && deadLetterStream === requeueStream);
-    if (deadLetterStream !== "" && feedsBack) {
-      const expected = `a stream other than the source stream and the requeue stream (dead letters would be delivered again)`;
-      problems.add(new ConfigError(`${path}.deadLetterStream`, deadLetterStream, expected));
-      return;
-    }
-    // The same loop the other way round: requeued copies landing among the dead letters.
-    const deadLetters =
-      deadLetterStream === "" ? defaultDeadLetterStream(stream) : deadLetterStream;
-    if (requeueStream !== "" && requeueStream === deadLetters) {
-      const expected = `a stream other than the group's dead-letter stream (${deadLetters})`;
-      problems.add(new ConfigError(`${path}.requeueStream`, requeueStream, expected));
-    }
-  });
 }

@@ -2,12 +2,8 @@ import convict from "convict";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import { checkEventsStream } from "./checkEventsStream.js";
 import { checkKeyRoles } from "./checkKeyRoles.js";
-import {
-  checkCrossKeyRules,
-  janitorSchema,
-  schemaLeaves,
-  type ConvictShape,
-} from "./configSchema.js";
+import { janitorSchema, schemaLeaves, type ConvictShape } from "./configSchema.js";
+import { checkCrossKeyRules } from "./checkCrossKeyRules.js";
 import { checkFileValues, isMapping } from "./checkFileValues.js";
 import { checkRedisRules } from "./checkRedisSettings.js";
 import { checkHttpAuthRules } from "./httpCredentials.js";
