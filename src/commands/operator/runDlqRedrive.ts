@@ -7,6 +7,7 @@ import { DEFAULT_RATE, idsOption, reasonOption, reportUnknownIds, toOption } fro
 import { redriveView } from "../../operations/redriveTarget.js";
 import { existingGroup } from "./existingGroup.js";
 import {
+  durationOption,
   integerOption,
   OperatorFailure,
   requiredString,
@@ -32,12 +33,14 @@ export async function runDlqRedrive(
   );
   const limit = integerOption(values, "limit", 1);
   const reason = reasonOption(values);
+  const olderThanMs = durationOption(values, "older-than", "older-than-ms");
   const ids = values.id === undefined ? undefined : idsOption(values);
   const to = toOption(values);
   try {
     const summary = await redriveDeadLetters(session.redis, group, {
       limit: limit ?? Number.POSITIVE_INFINITY,
       reason,
+      olderThanMs,
       ...(ids === undefined ? {} : { ids }),
       dryRun: values["dry-run"] === true,
       to,
@@ -58,7 +61,7 @@ export async function runDlqRedrive(
           ...(summary.oversizedIds ?? []),
         ]),
         // The selectors used (JSON leaves out the ones not given).
-        detail: { deadLetterStream, target, limit, reason, ids },
+        detail: { deadLetterStream, target, limit, reason, olderThanMs, ids },
       });
     }
     if (values.json === true) writeJson(session, summary);

@@ -6,6 +6,7 @@ import { DEFAULT_RATE, reasonOption, toOption } from "./dlqOptions.js";
 import { keepOption, startedByOption } from "./dlqTaskOptions.js";
 import { existingGroup } from "./existingGroup.js";
 import {
+  durationOption,
   integerOption,
   OperatorFailure,
   requiredString,
@@ -28,6 +29,7 @@ export async function runDlqRedriveAsync(
     const task = await startRedriveTask(session.redis, group, {
       leaseKey: session.config.lease.key,
       reason: reasonOption(values),
+      olderThanMs: durationOption(values, "older-than", "older-than-ms"),
       limit: integerOption(values, "limit", 1) ?? Number.POSITIVE_INFINITY,
       to: toOption(values),
       rate: integerOption(values, "rate") ?? DEFAULT_RATE,
