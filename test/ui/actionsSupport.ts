@@ -1,4 +1,3 @@
-import { request as httpRequest } from "node:http";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { pino } from "pino";
@@ -17,12 +16,12 @@ import { CsrfTokens } from "../../src/ui/CsrfTokens.js";
 import { SweepLog } from "../../src/ui/SweepLog.js";
 import { fabricatedReport } from "./fabricatedReport.js";
 import { testConfig } from "../support/testConfig.js";
+import { authRequest, basic, bearer, type AuthAnswer } from "../support/authRequest.js";
 
 /** The credentials of the actions tests: two operators (named tokens), a viewer (basic auth). */
 export const TOKENS = { alice: "tok-alice", bob: "tok-bob" } as const;
 export const VIEWER = "viewer:pw";
-export const bearer = (token: string): string => `Bearer ${token}`;
-export const basic = (text: string): string => `Basic ${Buffer.from(text).toString("base64")}`;
+export { basic, bearer };
 
 export interface ActionsServer {
   http: RunningHttpServer;
@@ -31,6 +30,8 @@ export interface ActionsServer {
   logLines: Record<string, unknown>[];
   clock: { now: number };
   eventsStream: string;
+  /** lease.key: the directory of redrive tasks lives beside it. */
+  leaseKey: string;
   add(stream: string, group: string): ResolvedGroup;
   close(): Promise<void>;
 }
@@ -116,6 +117,7 @@ export async function startActionsServer(
     logLines,
     clock,
     eventsStream: config.events.stream,
+    leaseKey: config.lease.key,
     close: async () => {
       await http.close();
       scripted.disconnect();
@@ -132,10 +134,7 @@ export async function startActionsServer(
   };
 }
 
-export interface Answer {
-  status: number;
-  text: string;
-}
+export type Answer = AuthAnswer;
 
 /** A plain HTTP request, every header as given (fetch would add or refuse some). */
 export function rawRequest(
@@ -144,17 +143,7 @@ export function rawRequest(
   headers: Record<string, string>,
   body?: string,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-      );
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
+  return authRequest(url, { method, headers, ...(body !== undefined && { body }) });
 }
 
 /** The CSRF token of the first action form of a page. */
