@@ -9,6 +9,8 @@ import { resolveGroup, type ResolvedGroup } from "../../src/core/resolveGroup.js
 import { startHttpServer, type RunningHttpServer } from "../../src/http/createHttpServer.js";
 import { HttpAuthGuard } from "../../src/http/HttpAuthGuard.js";
 import { createUiActionRunner } from "../../src/operations/uiActionRunner.js";
+import { RedriveTaskRunner } from "../../src/maintenance/RedriveTaskRunner.js";
+import { createRedriveTaskMetrics } from "../../src/metrics/redriveTaskMetrics.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { ActionRefusals } from "../../src/ui/ActionRefusals.js";
 import { createConsoleRoute } from "../../src/ui/createConsole.js";
@@ -178,4 +180,32 @@ export function postForm(
     },
     new URLSearchParams(fields).toString(),
   );
+}
+
+/**
+ * One round of the leader's redrive task runner on the actions server's lease (held here as the
+ * term says): a batch of `batchSize` for each running task, on a clock that does not move.
+ */
+export async function leaderRound(
+  server: ActionsServer,
+  redis: Redis,
+  batchSize: number,
+): Promise<void> {
+  await redis.set(server.leaseKey, "me");
+  const term = {
+    signal: new AbortController().signal,
+    fence: { key: server.leaseKey, value: "me" },
+    fencingToken: 1,
+  };
+  await new RedriveTaskRunner({
+    redis: registerScripts(redis),
+    leaseKey: server.leaseKey,
+    budgetMs: 2,
+    currentTerm: () => term,
+    logger: pino({ level: "silent" }),
+    metrics: createRedriveTaskMetrics(new Registry()),
+    events: { write: () => undefined },
+    batchSize,
+    now: () => 0,
+  }).runOnce();
 }

@@ -1,19 +1,15 @@
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Registry } from "prom-client";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RedriveTaskRunner } from "../../src/maintenance/RedriveTaskRunner.js";
-import { createRedriveTaskMetrics } from "../../src/metrics/redriveTaskMetrics.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 import { eventsIn } from "../support/eventsIn.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { captureLogger } from "../support/sweepHarness.js";
 import {
   bearer,
   groupPath,
+  leaderRound,
   startActionsServer,
   TOKENS,
   type ActionsServer,
@@ -45,27 +41,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** One round of the leader's task runner: a batch of 10 for each running task. */
-async function leaderRound(): Promise<void> {
-  await fixture.redis.set(server.leaseKey, "me");
-  const term = {
-    signal: new AbortController().signal,
-    fence: { key: server.leaseKey, value: "me" },
-    fencingToken: 1,
-  };
-  await new RedriveTaskRunner({
-    redis: registerScripts(fixture.redis),
-    leaseKey: server.leaseKey,
-    budgetMs: 2,
-    currentTerm: () => term,
-    logger: captureLogger().logger,
-    metrics: createRedriveTaskMetrics(new Registry()),
-    events: { write: () => undefined },
-    batchSize: 10,
-    now: () => 0,
-  }).runOnce();
-}
-
 describe("redrive tasks in chromium", () => {
   it("with JavaScript off, alice starts a task of all on the group page, sees its progress on reload, cancels it; nothing lost or doubled; the audit names her", async () => {
     const stream = `${uniquePrefix("b-task")}:orders`;
@@ -93,7 +68,7 @@ describe("redrive tasks in chromium", () => {
     expect(new URL(page.url()).pathname).toBe("/ui/task");
     await expect(page.locator("dl.facts").innerText()).resolves.toContain("0 of 50 (0%)");
 
-    await leaderRound();
+    await leaderRound(server, fixture.redis, 10);
     await page.reload();
     await expect(page.locator("dl.facts").innerText()).resolves.toContain("10 of 50 (20%)");
     await mkdir(SCREENSHOTS, { recursive: true });
@@ -109,7 +84,7 @@ describe("redrive tasks in chromium", () => {
     await find.close();
     await page.click('button:has-text("cancel")');
     await expect(page.locator(".outcome").innerText()).resolves.toContain(": CANCELLING");
-    await leaderRound();
+    await leaderRound(server, fixture.redis, 10);
     await page.goBack();
     await page.reload();
     await expect(page.locator("dl.facts").innerText()).resolves.toContain("CANCELLED");

@@ -1,18 +1,14 @@
-import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
-import { RedriveTaskRunner } from "../../src/maintenance/RedriveTaskRunner.js";
-import { createRedriveTaskMetrics } from "../../src/metrics/redriveTaskMetrics.js";
-import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 import { eventsIn } from "../support/eventsIn.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
-import { captureLogger } from "../support/sweepHarness.js";
 import {
   basic,
   bearer,
   csrfOf,
   groupPath,
+  leaderRound,
   postForm,
   rawRequest,
   startActionsServer,
@@ -52,26 +48,6 @@ async function get(path: string, authorization: string): Promise<{ status: numbe
 
 function fields(group: ResolvedGroup, csrf: string, more: [string, string][]): [string, string][] {
   return [["csrf", csrf], ["stream", group.stream], ["group", group.group], ...more];
-}
-
-/** The leader's task runner, on a clock that does not move: one batch of 2 per round. */
-function leaderRunner(): RedriveTaskRunner {
-  const term = {
-    signal: new AbortController().signal,
-    fence: { key: server.leaseKey, value: "me" },
-    fencingToken: 1,
-  };
-  return new RedriveTaskRunner({
-    redis: registerScripts(fixture.redis),
-    leaseKey: server.leaseKey,
-    budgetMs: 2,
-    currentTerm: () => term,
-    logger: captureLogger().logger,
-    metrics: createRedriveTaskMetrics(new Registry()),
-    events: { write: () => undefined },
-    batchSize: 2,
-    now: () => 0,
-  });
 }
 
 describe("redrive tasks in the console", () => {
@@ -117,7 +93,7 @@ describe("redrive tasks in the console", () => {
     expect(listed).toContain("0 of 5 (0%)");
     expect(listed).not.toContain("/ui/actions/cancel");
 
-    await fetchProgress();
+    await leaderRound(server, fixture.redis, 2);
     const moved = await fixture.redis.xlen(group.stream);
     expect(moved).toBeGreaterThan(0);
     expect(moved).toBeLessThan(5);
@@ -235,10 +211,3 @@ describe("redrive tasks in the console", () => {
     expect(unknown.text).toContain("No redrive task");
   });
 });
-
-/** One round of the leader's runner (every running task: one batch). */
-async function fetchProgress(): Promise<void> {
-  // The runner's batches are fenced by the lease: held here as the term says.
-  await fixture.redis.set(server.leaseKey, "me");
-  await leaderRunner().runOnce();
-}
