@@ -1,16 +1,10 @@
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { runPurgeDeadLetters } from "../scripts/purgeDeadLetters.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import {
-  DEAD_LETTER_PAGE_SIZE,
-  distinctIds,
-  lastDeadLetterId,
-  type DeadLetterReason,
-} from "./deadLetterScan.js";
+import { DEAD_LETTER_PAGE_SIZE, distinctIds, type DeadLetterReason } from "./deadLetterScan.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "../core/Progress.js";
-import { compareStreamIds, MAX_ID_PART } from "../core/streamIds.js";
-import { redisNowMs } from "../redis/redisNowMs.js";
+import { deadLetterRangeEnd } from "./deadLetterRangeEnd.js";
 
 export interface PurgeOptions {
   /** Only dead letters added at least this long ago (by their id, on the Redis clock). */
@@ -102,25 +96,6 @@ async function countAll(
 }
 
 /**
- * The last id the purge may reach: the dead-letter stream's last one, or the olderThanMs cutoff
- * before it; "empty" without dead letters, "before-epoch" when the cutoff is before 0.
- */
-async function purgeEnd(
-  redis: ScriptedRedis,
-  group: ResolvedGroup,
-  olderThanMs: number | undefined,
-): Promise<{ endId: string } | "empty" | "before-epoch"> {
-  const lastId = await lastDeadLetterId(redis, group);
-  if (lastId === undefined) return "empty";
-  if (olderThanMs === undefined) return { endId: lastId };
-  // XRANGE reads a bare millisecond end as `<ms>-<max seq>`: every id of that millisecond.
-  const cutoffMs = (await redisNowMs(redis)) - olderThanMs;
-  if (cutoffMs < 0) return "before-epoch";
-  const cutoff = `${cutoffMs}-${MAX_ID_PART}`;
-  return { endId: compareStreamIds(cutoff, lastId) < 0 ? cutoff : lastId };
-}
-
-/**
  * Deletes the group's dead letters (of one reason, older than a threshold, or by id), one script
  * call per page (scripts/purgeDeadLetters.lua). Dead letters of other groups sharing the
  * dead-letter stream are left alone, and so are those a consumer group of the dead-letter stream
@@ -136,7 +111,7 @@ export async function purgeDeadLetters(
   const { ids } = options;
   const unknown = (range: PurgeRange) =>
     ids === undefined ? {} : { unknownIds: range.unknownIds };
-  const end = await purgeEnd(redis, group, options.olderThanMs);
+  const end = await deadLetterRangeEnd(redis, group, options.olderThanMs);
   if (end === "empty") {
     return {
       purged: 0,

@@ -10,9 +10,9 @@ import {
   countDeadLetters,
   DEAD_LETTER_PAGE_SIZE,
   distinctIds,
-  lastDeadLetterId,
   type DeadLetterReason,
 } from "./deadLetterScan.js";
+import { deadLetterRangeEnd } from "./deadLetterRangeEnd.js";
 import { HeldBackTally, type HeldBack } from "./HeldBackTally.js";
 import type { Progress } from "../core/Progress.js";
 import type { RateLimiter } from "./RateLimiter.js";
@@ -21,6 +21,8 @@ export interface RedriveOptions {
   /** At most this many dead letters (Infinity: all). */
   limit: number;
   reason: DeadLetterReason | undefined;
+  /** Only dead letters dead-lettered at least this long ago (by their id, on the Redis clock). */
+  olderThanMs?: number | undefined;
   /** Only these dead letters (`--id`); undefined: every dead letter of the group. */
   ids?: readonly string[];
   dryRun: boolean;
@@ -80,7 +82,7 @@ async function redrivePage(
 
 /**
  * Moves the group's dead letters back to its requeue target (requeueStream, or the source; with
- * `to: "lane"` its own retry lane), one
+ * `to: "lane"` its own retry lane), by reason and age (as a purge selects them), one
  * script call per page (scripts/redriveDeadLetters.lua): copy and delete are atomic, so a redrive
  * that dies is re-run and never duplicates or loses an entry. Only dead letters that existed when
  * it started are moved: one that comes back dead-lettered again waits for the next redrive. A dead
@@ -96,8 +98,9 @@ export async function redriveDeadLetters(
   const conflict = await prepareRedriveTarget(redis, group, options.dryRun);
   if (conflict !== undefined) throw new RedriveRefusedError(conflict);
   if (options.ids !== undefined) return redriveIds(redis, group, options.ids, options);
-  const endId = await lastDeadLetterId(redis, group);
-  if (endId === undefined) return { redriven: 0, remaining: 0, dryRun: options.dryRun };
+  const end = await deadLetterRangeEnd(redis, group, options.olderThanMs);
+  if (typeof end === "string") return nothingToMove(redis, group, options, end);
+  const { endId } = end;
   const selected = await countDeadLetters(redis, group, options.reason, endId);
   const toMove = Math.min(selected.movable, options.limit);
   if (options.dryRun) {
@@ -144,6 +147,18 @@ export async function redriveDeadLetters(
     ...(scannedAll ? heldBack : selected.heldBack).field(),
     ...(oversizedIds.length > 0 ? { oversizedIds } : {}),
   };
+}
+
+/** No range: no dead letters at all, or an age cutoff before 1970 (every dead letter remains). */
+async function nothingToMove(
+  redis: ScriptedRedis,
+  group: ResolvedGroup,
+  options: RedriveOptions,
+  why: "empty" | "before-epoch",
+): Promise<RedriveSummary> {
+  const remaining =
+    why === "empty" ? 0 : (await countDeadLetters(redis, group, options.reason)).total;
+  return { redriven: 0, remaining, dryRun: options.dryRun };
 }
 
 /** `--id`: the given dead letters only, at most a page of ids per script call. */

@@ -11,7 +11,8 @@ import { runCancelRedriveTask } from "../scripts/cancelRedriveTask.js";
 import { runRedriveTaskDirectory } from "../scripts/redriveTaskDirectory.js";
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import { runStartRedriveTask } from "../scripts/startRedriveTask.js";
-import { countDeadLetters, lastDeadLetterId, type DeadLetterReason } from "./deadLetterScan.js";
+import { deadLetterRangeEnd } from "./deadLetterRangeEnd.js";
+import { countDeadLetters, type DeadLetterReason } from "./deadLetterScan.js";
 import { RedriveRefusedError } from "./redriveDeadLetters.js";
 import { prepareRedriveTarget, redriveView, type RedriveTo } from "./redriveTarget.js";
 
@@ -19,6 +20,8 @@ export interface StartTaskOptions {
   /** lease.key: the directory of tasks lives beside it. */
   leaseKey: string;
   reason: DeadLetterReason | undefined;
+  /** Only dead letters dead-lettered at least this long ago (the range ends at the cutoff). */
+  olderThanMs?: number;
   /** At most this many dead letters (Infinity: all). */
   limit: number;
   to: RedriveTo;
@@ -59,7 +62,8 @@ export async function startRedriveTask(
   const group = redriveView(configured, options.to);
   const conflict = await prepareRedriveTarget(redis, group, false);
   if (conflict !== undefined) throw new RedriveRefusedError(conflict);
-  const endId = (await lastDeadLetterId(redis, group)) ?? "0-0";
+  const end = await deadLetterRangeEnd(redis, group, options.olderThanMs);
+  const endId = typeof end === "string" ? "0-0" : end.endId;
   const selected =
     endId === "0-0" ? 0 : (await countDeadLetters(redis, group, options.reason, endId)).movable;
   const startedAt = (options.now ?? Date.now)();

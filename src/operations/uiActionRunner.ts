@@ -9,6 +9,7 @@ import { purgeDeadLetters } from "./purgeDeadLetters.js";
 import { RateLimiter } from "./RateLimiter.js";
 import { redriveDeadLetters } from "./redriveDeadLetters.js";
 import { redriveView } from "./redriveTarget.js";
+import { cancelTaskAction, startTaskAction } from "./uiTaskActions.js";
 
 /**
  * The bounds of one console action, as the CLI's defaults are: `dlq redrive` moves 1,000 dead
@@ -42,13 +43,11 @@ async function redrive(
   group: ResolvedGroup,
   selection: DeadLetterSelection,
 ): Promise<ActionOutcome> {
-  if (selection.scope === "filter" && selection.olderThanMs !== undefined) {
-    throw new Error("a redrive selects by reason or by id, not by age (as dlq redrive)");
-  }
-  const { ids, reason } = selectors(selection);
+  const { ids, reason, olderThanMs } = selectors(selection);
   const summary = await redriveDeadLetters(redis, group, {
     limit: ids === undefined ? UI_REDRIVE_LIMIT : Number.POSITIVE_INFINITY,
     reason,
+    ...(olderThanMs !== undefined && { olderThanMs }),
     ...(ids !== undefined && { ids }),
     dryRun: false,
     limiter: new RateLimiter({ ratePerSecond: UI_REDRIVE_RATE }),
@@ -93,13 +92,15 @@ async function purge(
 /**
  * The console's actions on the CLI's own code: `dlq redrive` (redriveDeadLetters, at the CLI's
  * default rate, at most UI_REDRIVE_LIMIT per action), `dlq purge` (purgeDeadLetters) and
- * `consumers reap` (reapConsumers), each as the CLI runs it: unfenced, every check and write in
+ * `consumers reap` (reapConsumers), `dlq redrive --async` and `dlq cancel` (uiTaskActions), each as
+ * the CLI runs it: unfenced, every check and write in
  * one script per page, so a replica that is not the leader acts as safely as a shell would.
  */
 export function createUiActionRunner(
   redis: ScriptedRedis,
-  config: Pick<JanitorConfig, "sweep">,
+  config: Pick<JanitorConfig, "sweep" | "lease">,
 ): UiActionRunner {
+  const leaseKey = config.lease.key;
   return {
     redrive: (group, selection) => redrive(redis, group, selection),
     purge: (group, selection) => purge(redis, group, selection),
@@ -120,5 +121,7 @@ export function createUiActionRunner(
         result: { ...summary },
       };
     },
+    startTask: (group, selection, by) => startTaskAction(redis, leaseKey, group, selection, by),
+    cancelTask: (group, id) => cancelTaskAction(redis, leaseKey, group, id),
   };
 }

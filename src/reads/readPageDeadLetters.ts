@@ -27,6 +27,8 @@ export interface PageDeadLetterOptions {
   maxScanned: number;
   budget: ByteBudget;
   showBodies: boolean;
+  /** The page's cursor: only dead letters older than this id (the last one the page before showed). */
+  before?: string;
 }
 
 /** Most entries one XREVRANGE of the unindexed scan asks for (fewer while entries are large). */
@@ -78,7 +80,7 @@ async function scanWithinBudget(
     budgetSpent,
   });
   let scanned = 0;
-  let end = "+";
+  let end = options.before === undefined ? "+" : `(${options.before}`;
   let count = 1;
   while (letters.length < limit) {
     if (scanned >= maxScanned) return result(true, false);
@@ -124,9 +126,10 @@ export async function readPageDeadLetters(
     redis.xlen(keys.index),
   ]);
   if (complete !== "1") return scanWithinBudget(redis, group, options);
+  // An id as cursor, not an offset: dead letters added or removed meanwhile do not shift a page.
   const page = (await redis.xrevrangeBuffer(
     keys.index,
-    "+",
+    options.before === undefined ? "+" : `(${options.before}`,
     "-",
     "COUNT",
     options.limit,

@@ -1,5 +1,6 @@
 import type { GroupChange } from "../core/GroupSet.js";
 import type { GroupSweepResult } from "../sweep/GroupSweepResult.js";
+import { SweepRing } from "./SweepRing.js";
 
 /**
  * The Supervisor's typed outcomes (src/daemon/SupervisorEvents.ts) the log listens to, named
@@ -29,6 +30,12 @@ export interface SweepRecord {
   error?: string;
 }
 
+/** A sweep that claimed, moved or cleared something, or failed. */
+function didWork(sweep: SweepRecord): boolean {
+  const { claimed, requeued, reassigned, deadLettered, ghosts } = sweep;
+  return sweep.error !== undefined || claimed + requeued + reassigned + deadLettered + ghosts > 0;
+}
+
 /** How many recent sweeps the sweeper page lists. */
 export const RECENT_SWEEPS = 50;
 
@@ -39,11 +46,15 @@ export const RECENT_SWEEPS = 50;
  * nothing arrives, and the pages say so.
  */
 export class SweepLog {
-  private readonly ring: SweepRecord[] = [];
-  private next = 0;
+  private readonly all: SweepRing<SweepRecord>;
+  /** The sweeps that did work (or failed), apart: idle sweeps of many groups would push them out. */
+  private readonly worked: SweepRing<SweepRecord>;
   private readonly lastByGroup = new Map<string, Map<string, SweepRecord>>();
 
-  constructor(private readonly capacity = RECENT_SWEEPS) {}
+  constructor(capacity = RECENT_SWEEPS) {
+    this.all = new SweepRing(capacity);
+    this.worked = new SweepRing(capacity);
+  }
 
   follow(supervisor: SweepOutcomes): void {
     const record = (result: GroupSweepResult, wallClockMs: number): void =>
@@ -67,9 +78,8 @@ export class SweepLog {
       complete: result.complete,
       ...(result.error === undefined ? {} : { error: result.error }),
     };
-    if (this.ring.length < this.capacity) this.ring.push(entry);
-    else this.ring[this.next] = entry;
-    this.next = (this.next + 1) % this.capacity;
+    this.all.push(entry);
+    if (didWork(entry)) this.worked.push(entry);
     let groups = this.lastByGroup.get(entry.stream);
     if (groups === undefined) {
       groups = new Map();
@@ -78,10 +88,9 @@ export class SweepLog {
     groups.set(entry.group, entry);
   }
 
-  /** Newest first. */
-  recent(): SweepRecord[] {
-    const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    return ordered.reverse();
+  /** Newest first; `workedOnly`: the last sweeps that did work or failed (`/ui/sweeper?worked=1`). */
+  recent(options: { workedOnly?: boolean } = {}): SweepRecord[] {
+    return (options.workedOnly === true ? this.worked : this.all).newestFirst();
   }
 
   lastOf(stream: string, group: string): SweepRecord | undefined {

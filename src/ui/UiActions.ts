@@ -1,8 +1,11 @@
 import type { DeadLetterReason } from "../core/copyMetadata.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 
-/** The console's actions: POST /ui/actions/<kind>. */
-export const UI_ACTIONS = ["redrive", "purge", "reap"] as const;
+/**
+ * The console's actions: POST /ui/actions/<kind>. `task` starts a redrive task (dlq redrive
+ * --async), `cancel` cancels one (dlq cancel).
+ */
+export const UI_ACTIONS = ["redrive", "purge", "reap", "task", "cancel"] as const;
 export type UiActionKind = (typeof UI_ACTIONS)[number];
 
 /** Which dead letters: some by id (one row, or the rows ticked), a filter, or all of the group. */
@@ -33,4 +36,12 @@ export interface UiActionRunner {
   redrive(group: ResolvedGroup, selection: DeadLetterSelection): Promise<ActionOutcome>;
   purge(group: ResolvedGroup, selection: DeadLetterSelection): Promise<ActionOutcome>;
   reap(group: ResolvedGroup, idleMs: number): Promise<ActionOutcome>;
+  /** A redrive task of the selection (a filter or all), started by `by`; the leader runs it. */
+  startTask(
+    group: ResolvedGroup,
+    selection: DeadLetterSelection,
+    by: string,
+  ): Promise<ActionOutcome>;
+  /** Cancels the group's task `id` (RUNNING becomes CANCELLING). */
+  cancelTask(group: ResolvedGroup, id: string): Promise<ActionOutcome>;
 }

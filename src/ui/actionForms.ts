@@ -10,6 +10,7 @@ export interface FormContext {
 const REDRIVE = "/ui/actions/redrive";
 const PURGE = "/ui/actions/purge";
 const REAP = "/ui/actions/reap";
+const TASK = "/ui/actions/task";
 
 /** The fields every action form carries: its token and the group it acts on. */
 function hiddenFields(group: ResolvedGroup, forms: FormContext, scope?: string): SafeHtml {
@@ -52,7 +53,10 @@ export function rowControls(id: string): { tick: SafeHtml; buttons: SafeHtml } {
   };
 }
 
-/** By reason and age (purge only: a redrive selects by reason), and all, which asks the name. */
+/**
+ * By reason and age, and all, which asks the name: redrive now, as a task the leader runs (dlq
+ * redrive --async), or purge.
+ */
 export function selectionForms(group: ResolvedGroup, forms: FormContext): SafeHtml {
   const reasons = DEAD_LETTER_REASONS.map((r) => html`<option value="${r}">${r}</option>`);
   return html`<form class="filter" method="post" action="${REDRIVE}">
@@ -66,6 +70,7 @@ export function selectionForms(group: ResolvedGroup, forms: FormContext): SafeHt
       >
       <label>older than <input name="olderThan" size="6" placeholder="e.g. 1d" /></label>
       <button type="submit" formaction="${REDRIVE}">redrive</button>
+      <button type="submit" formaction="${TASK}">redrive as a task</button>
       <button type="submit" formaction="${PURGE}">purge</button>
     </form>
     <form class="filter" method="post" action="${REDRIVE}">
@@ -75,12 +80,14 @@ export function selectionForms(group: ResolvedGroup, forms: FormContext): SafeHt
         <input name="confirm" required autocomplete="off" placeholder="${group.group}"
       /></label>
       <button type="submit" formaction="${REDRIVE}">redrive all</button>
+      <button type="submit" formaction="${TASK}">redrive all as a task</button>
       <button type="submit" formaction="${PURGE}">purge all</button>
     </form>
     <p class="note">
       A redrive moves at most 5,000 dead letters per submission, 1,000 a second (as dlq redrive by
-      default), by reason or by id; "older than" selects for a purge only. Every action is recorded
-      as a ui-action event naming you.
+      default), by reason, by age or by id; a task moves the whole selection at 1,000 a second, run
+      by the leader (dlq redrive --async), and is listed below with its progress. Every action is
+      recorded as a ui-action event naming you.
     </p>`;
 }
 

@@ -89,3 +89,9 @@ export function readIdle(form: URLSearchParams): number | undefined {
   const idleMs = parseDuration((form.get("idle") ?? "").trim());
   return idleMs === undefined || idleMs <= 0 ? undefined : idleMs;
 }
+
+/** cancel's `task`: a task id as newRedriveTaskId makes them (`rt-<base 36>-<hex>`). */
+export function readTaskId(form: URLSearchParams): string | undefined {
+  const id = (form.get("task") ?? "").trim();
+  return /^rt-[0-9a-z]+-[0-9a-f]+$/u.test(id) ? id : undefined;
+}

@@ -10,6 +10,9 @@ import type { FormContext } from "./actionForms.js";
 import { handleAction, type ActionParts } from "./handleAction.js";
 import { parseOverviewQuery } from "./overviewQuery.js";
 import { readGroupDetail } from "./readGroupDetail.js";
+import { readFind, readGroupTasks, readTask } from "./readGroupTasks.js";
+import { renderBadFind, renderFindPage } from "./renderFindPage.js";
+import { renderTaskPage } from "./renderTasks.js";
 import { readLeaseState } from "../reads/readLeaseState.js";
 import { renderGroupPage, renderUnknownGroup } from "./renderGroupPage.js";
 import { renderOverview } from "./renderOverview.js";
@@ -78,10 +81,16 @@ function groupPage(parts: ConsoleParts, refreshSeconds: number): Page {
       return;
     }
     const { showBodies } = config.http.ui;
-    const detail = await readGroupDetail(redis, group, config.events.stream, { showBodies });
+    const before = streamIdParam(params, "before");
+    const detail = await readGroupDetail(redis, group, config.events.stream, {
+      showBodies,
+      ...(before !== undefined && { before }),
+    });
     const report = board.report();
     const forms = formsFor(parts, caller);
+    const tasks = await readGroupTasks(redis, config.lease.key, group);
     const view = {
+      tasks,
       group,
       status: board.statusOf(group.id),
       nowMs: report.generatedAt,
@@ -90,9 +99,51 @@ function groupPage(parts: ConsoleParts, refreshSeconds: number): Page {
       showBodies,
       paused: params.get("pause") === "1",
       refreshSeconds,
+      ...(before !== undefined && { before }),
       ...(forms !== undefined && { forms }),
     };
     await sendPage(request, response, 200, renderGroupPage(view));
+  };
+}
+
+/** GET /ui/task?id=ID: one redrive task; an operator's has its cancel form while it runs. */
+function taskPage(parts: ConsoleParts, refreshSeconds: number): Page {
+  return async (request, response, params, caller) => {
+    const id = params.get("id") ?? "";
+    const task = await readTask(parts.redis, parts.config.lease.key, id);
+    const found = task.ok ? task.value : undefined;
+    const group = parts.groups
+      .current()
+      .find((g) => g.stream === found?.stream && g.group === found.group);
+    const forms = formsFor(parts, caller);
+    const view = { id, task, group, refreshSeconds, ...(forms !== undefined && { forms }) };
+    await sendPage(
+      request,
+      response,
+      task.ok && found === undefined ? 404 : 200,
+      renderTaskPage(view),
+    );
+  };
+}
+
+/** GET /ui/find?stream=S&group=G&id=ID: where the id is, within the page's byte budget. */
+function findPage(parts: ConsoleParts): Page {
+  return async (request, response, params) => {
+    const group = parts.groups
+      .current()
+      .find((g) => g.stream === params.get("stream") && g.group === params.get("group"));
+    if (group === undefined) {
+      const page = renderUnknownGroup(params.get("stream") ?? "", params.get("group") ?? "");
+      await sendPage(request, response, 404, page);
+      return;
+    }
+    const id = (params.get("id") ?? "").trim();
+    if (streamIdParam(params, "id") === undefined) {
+      await sendPage(request, response, 400, renderBadFind(group, id));
+      return;
+    }
+    const found = await readFind(parts.redis, group, id);
+    await sendPage(request, response, 200, renderFindPage(group, id, found));
   };
 }
 
@@ -107,13 +158,17 @@ function consolePages(parts: ConsoleParts): Record<string, Page> {
       return sendPage(request, response, 200, page);
     },
     "/ui/group": groupPage(parts, refreshSeconds),
+    "/ui/task": taskPage(parts, refreshSeconds),
+    "/ui/find": findPage(parts),
     "/ui/sweeper": async (request, response, params) => {
       const lease = await readLeaseState(redis, config.lease.key);
+      const workedOnly = params.get("worked") === "1";
       const page = renderSweeperPage({
+        workedOnly,
         report: board.report(),
         lease,
         leaseKey: config.lease.key,
-        recent: sweeps.recent(),
+        recent: sweeps.recent({ workedOnly }),
         paused: params.get("pause") === "1",
         refreshSeconds,
       });
@@ -129,6 +184,12 @@ function consolePages(parts: ConsoleParts): Record<string, Page> {
   };
 }
 
+/** A stream id from the query string, or undefined when absent or not an id. */
+function streamIdParam(params: URLSearchParams, name: string): string | undefined {
+  const value = (params.get(name) ?? "").trim();
+  return /^\d+-\d+$/u.test(value) ? value : undefined;
+}
+
 function actionOf(path: string): UiActionKind | undefined {
   const kind = path.startsWith("/ui/actions/") ? path.slice("/ui/actions/".length) : "";
   return (UI_ACTIONS as readonly string[]).includes(kind) ? (kind as UiActionKind) : undefined;
@@ -137,7 +198,7 @@ function actionOf(path: string): UiActionKind | undefined {
 /**
  * The web console (README "Web console") as one HTTP route for /ui and its pages. GET and HEAD
  * never change anything; with http.ui.actions an operator's POST to /ui/actions/{redrive,purge,
- * reap} acts (handleAction), and any other POST is 405. With http.ui.enabled false the daemon
+ * reap,task,cancel} acts (handleAction), and any other POST is 405. With http.ui.enabled false the daemon
  * does not add it, and /ui answers 404.
  */
 export function createConsoleRoute(parts: ConsoleParts): HttpRoute {

@@ -8,10 +8,11 @@ import type { Caller } from "../http/HttpRoute.js";
 import { send } from "../http/send.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ActionRefusals, RefusalReason } from "./ActionRefusals.js";
-import { readForm, readIdle, readSelection } from "./actionRequest.js";
+import { readForm } from "./actionRequest.js";
 import type { CsrfTokens } from "./CsrfTokens.js";
 import { renderActionRefused, renderActionResult } from "./renderActionResult.js";
 import { UI_HEADERS } from "./renderPage.js";
+import { runActionKind, type KindRun } from "./runActionKind.js";
 import { sameOrigin } from "./sameOrigin.js";
 import type { ActionOutcome, UiActionKind, UiActionRunner } from "./UiActions.js";
 
@@ -86,38 +87,22 @@ export async function handleAction(
   if (admitted === undefined) return;
   const { form, group, who } = admitted;
   const back = { stream: group.stream, group: group.group };
-  let outcome: ActionOutcome;
-  let selection: Record<string, unknown>;
+  let run: KindRun;
   try {
-    if (kind === "reap") {
-      const idleMs = readIdle(form);
-      if (idleMs === undefined) {
-        answer(
-          response,
-          400,
-          renderActionRefused("reap needs an idle time above 0, such as 30m or 1h", back),
-        );
-        return;
-      }
-      selection = { idleMs };
-      outcome = await parts.runner.reap(group, idleMs);
-    } else {
-      const read = readSelection(form, group);
-      if (!read.ok) {
-        if (read.confirmation === true) {
-          parts.refusals.note("confirmation", request.socket.remoteAddress, { by: who.name });
-        }
-        answer(response, 400, renderActionRefused(read.problem, back));
-        return;
-      }
-      selection = { ...read.selection };
-      outcome = await parts.runner[kind](group, read.selection);
-    }
+    run = await runActionKind(parts.runner, kind, form, group, who.name);
   } catch (error) {
     const words = error instanceof Error ? error.message : String(error);
     answer(response, 409, renderActionRefused(`Not done: ${words}`, back));
     return;
   }
+  if (!run.ok) {
+    if (run.confirmation === true) {
+      parts.refusals.note("confirmation", request.socket.remoteAddress, { by: who.name });
+    }
+    answer(response, 400, renderActionRefused(run.problem, back));
+    return;
+  }
+  const { outcome, selection } = run;
   await audit(parts, who, { kind, group, selection, outcome });
   answer(response, 200, renderActionResult(kind, group, outcome, who.name));
 }

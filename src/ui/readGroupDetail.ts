@@ -56,7 +56,7 @@ export async function readGroupDetail(
   redis: RedisClient,
   group: ResolvedGroup,
   eventsStream: string,
-  options: { showBodies: boolean } = { showBodies: false },
+  options: { showBodies: boolean; before?: string } = { showBodies: false },
 ): Promise<GroupDetail> {
   const budget = new ByteBudget(GROUP_PAGE_LIMITS.bytes);
   const [consumers, pending, deadLetters, events] = await Promise.all([
@@ -68,6 +68,7 @@ export async function readGroupDetail(
         maxScanned: GROUP_PAGE_LIMITS.deadLettersScanned,
         budget,
         showBodies: options.showBodies,
+        ...(options.before !== undefined && { before: options.before }),
       }),
     ),
     section(() =>

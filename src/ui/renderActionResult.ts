@@ -3,7 +3,7 @@ import { html } from "./html.js";
 import { dataTable } from "./pieces.js";
 import { renderPage } from "./renderPage.js";
 import type { ActionOutcome, UiActionKind } from "./UiActions.js";
-import { groupHref } from "./urls.js";
+import { groupHref, taskHref } from "./urls.js";
 
 /** The page a done action answers with: what it did in words and as a row; no refresh. */
 export function renderActionResult(
@@ -14,6 +14,11 @@ export function renderActionResult(
 ): string {
   const columns = Object.keys(outcome.row).map((label) => ({ label }));
   const cells = Object.values(outcome.row).map((value) => html`<td>${value}</td>`);
+  const taskId = kind === "task" ? outcome.result.id : undefined;
+  const follow =
+    typeof taskId === "string"
+      ? html`<p><a href="${taskHref(taskId)}">follow the task</a> (its page shows progress)</p>`
+      : "";
   const row = html`<tr class="result">
     ${cells}
   </tr>`;
@@ -24,7 +29,7 @@ export function renderActionResult(
       </p>
       <h1>${kind}: ${group.stream} › ${group.group}</h1>
       <p class="outcome">${group.id}: ${outcome.words}</p>
-      ${dataTable(columns, [row])}
+      ${dataTable(columns, [row])} ${follow}
       <p class="note">Recorded as a ui-action event by ${by}.</p>`,
   });
 }

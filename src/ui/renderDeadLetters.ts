@@ -6,7 +6,8 @@ import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
 import type { PageDeadLetters } from "../reads/readPageDeadLetters.js";
 import { showBytes } from "./showBytes.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
-import { rowControls, rowForms, type FormContext } from "./actionForms.js";
+import { uiHref } from "./urls.js";
+import { rowControls, rowForms, selectionForms, type FormContext } from "./actionForms.js";
 
 const BUDGET = `${GROUP_PAGE_LIMITS.bytes / (1024 * 1024)} MB`;
 
@@ -41,7 +42,7 @@ function readNote(read: PageDeadLetters, deadLetterStream: string, showBodies: b
  * The group's dead letters by reason. With `actions` (an operator's page) each row has a tick box
  * and its own redrive and purge buttons, posting into the forms rowForms adds.
  */
-export function deadLetterSection(
+function deadLetterSection(
   section: PageDeadLetters,
   deadLetterStream: string,
   showBodies: boolean,
@@ -91,4 +92,32 @@ export function deadLetterSection(
   return html`${groups}
     <p class="note">${readNote(section, deadLetterStream, showBodies)}</p>
     ${actions === undefined ? "" : rowForms(actions.group, actions)}`;
+}
+
+/** The section as the group page shows it: with forms (an operator's page), the selection forms. */
+export function deadLettersWithForms(
+  section: PageDeadLetters,
+  view: { group: ResolvedGroup; showBodies: boolean; forms?: FormContext; before?: string },
+): SafeHtml {
+  const { group, forms } = view;
+  const actions = forms && { ...forms, group };
+  const list = deadLetterSection(section, group.deadLetterStream, view.showBodies, actions);
+  const pages = paging(section, group, view.before);
+  if (forms === undefined) return html`${list}${pages}`;
+  return html`${list}${pages}${selectionForms(group, forms)}`;
+}
+
+/**
+ * Links to the older dead letters (the cursor is the last id shown: a stable page, whatever is
+ * added or removed meanwhile) and back to the newest.
+ */
+function paging(section: PageDeadLetters, group: ResolvedGroup, before: string | undefined) {
+  const last = section.letters.at(-1)?.id;
+  const full = section.letters.length >= GROUP_PAGE_LIMITS.deadLetters;
+  const self = { stream: group.stream, group: group.group };
+  if (before === undefined && !full) return html``;
+  return html`<p class="paging">
+    ${before === undefined ? "" : html`<a href="${uiHref("/ui/group", self)}">newest dead letters</a>`}
+    ${full && last !== undefined ? html`<a href="${uiHref("/ui/group", { ...self, before: last })}">older dead letters →</a>` : ""}
+  </p>`;
 }

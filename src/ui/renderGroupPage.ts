@@ -17,10 +17,13 @@ import type { PendingRow } from "../reads/readPendingPage.js";
 import type { GroupDetail, Section } from "./readGroupDetail.js";
 import { GROUP_PAGE_LIMITS } from "./readGroupDetail.js";
 import { renderPage } from "./renderPage.js";
-import { deadLetterSection } from "./renderDeadLetters.js";
+import { deadLettersWithForms } from "./renderDeadLetters.js";
+import { tasksSection } from "./renderTasks.js";
+import { findForm } from "./renderFindPage.js";
+import type { RedriveTask } from "../core/redriveTask.js";
 import type { SweepRecord } from "./SweepLog.js";
 import { uiHref } from "./urls.js";
-import { reapForm, selectionForms, type FormContext } from "./actionForms.js";
+import { reapForm, type FormContext } from "./actionForms.js";
 
 export interface GroupView {
   group: ResolvedGroup;
@@ -34,6 +37,10 @@ export interface GroupView {
   refreshSeconds: number;
   /** Set for an operator when http.ui.actions is on: the page shows the action forms. */
   forms?: FormContext;
+  /** The dead letters' cursor: the page shows those older than this id (`before=`). */
+  before?: string;
+  /** The group's redrive tasks (src/ui/readGroupTasks.ts); undefined: not shown. */
+  tasks?: Section<RedriveTask[]>;
 }
 
 function failed(error: string): SafeHtml {
@@ -173,20 +180,6 @@ function eventsList(section: Section<AdvisoryEventRecord[]>): SafeHtml {
   return dataTable(columns, rows);
 }
 
-function deadLetters(view: GroupView): SafeHtml {
-  const { group, forms } = view;
-  if (!view.detail.deadLetters.ok) return failed(view.detail.deadLetters.error);
-  const section = view.detail.deadLetters.value;
-  const list = deadLetterSection(
-    section,
-    group.deadLetterStream,
-    view.showBodies,
-    forms && { ...forms, group },
-  );
-  if (forms === undefined) return list;
-  return html`${list}${selectionForms(group, forms)}`;
-}
-
 /**
  * GET /ui/group?stream=S&group=G: one group in depth, every list a bounded page. With forms (an
  * operator, actions on) the page does not refresh itself: a reload would drop what is typed or
@@ -197,14 +190,20 @@ export function renderGroupPage(view: GroupView): string {
   const self = { stream: group.stream, group: group.group };
   const content = html`<p class="muted"><a href="/ui">groups</a> ›</p>
     <h1>${group.stream} › ${group.group}</h1>
-    ${summary(view)}
+    ${summary(view)} ${findForm(group)}
     <h2>Consumers</h2>
     ${consumersTable(view.detail.consumers, group.reapConsumersIdleMs ?? 0)}
     ${forms === undefined ? "" : reapForm(group, forms)}
     <h2>Oldest pending entries</h2>
     ${pendingTable(view.detail.pending)}
     <h2>Dead letters</h2>
-    ${deadLetters(view)}
+    ${view.detail.deadLetters.ok ? deadLettersWithForms(view.detail.deadLetters.value, view) : failed(view.detail.deadLetters.error)}
+    ${
+      view.tasks === undefined
+        ? ""
+        : html`<h2>Redrive tasks</h2>
+            ${tasksSection(view.tasks, group, forms)}`
+    }
     <h2>Recent events</h2>
     ${eventsList(view.detail.events)}
     <h2>Next steps</h2>

@@ -5,13 +5,15 @@ import { dataTable, refreshTools, type Column } from "./pieces.js";
 import type { LeaseState } from "../reads/readLeaseState.js";
 import { renderPage } from "./renderPage.js";
 import { RECENT_SWEEPS, type SweepRecord } from "./SweepLog.js";
-import { groupHref } from "./urls.js";
+import { groupHref, uiHref } from "./urls.js";
 
 export interface SweeperView {
   report: StatusReport;
   lease: LeaseState;
   leaseKey: string;
   recent: SweepRecord[];
+  /** `worked=1`: `recent` holds only the sweeps that did work or failed. */
+  workedOnly?: boolean;
   paused: boolean;
   refreshSeconds: number;
 }
@@ -107,7 +109,13 @@ export function renderSweeperPage(view: SweeperView): string {
   const body = html`<h1>Sweeper</h1>
     <h2>Lease</h2>
     ${leaseFacts(view)}
-    <h2>Last sweeps <span class="muted">(newest first, at most ${RECENT_SWEEPS})</span></h2>
+    <h2>
+      Last sweeps${view.workedOnly === true ? " that did work" : ""}
+      <span class="muted">(newest first, at most ${RECENT_SWEEPS})</span>
+    </h2>
+    <p>
+      ${view.workedOnly === true ? html`<a href="${uiHref("/ui/sweeper", { pause: view.paused ? "1" : undefined })}">show every sweep</a>` : html`<a href="${uiHref("/ui/sweeper", { worked: "1", pause: view.paused ? "1" : undefined })}">only the sweeps that did work</a>`}
+    </p>
     ${sweepsTable(view)}
     <h2>Redis</h2>
     ${serverFacts(view.report)}`;
@@ -115,6 +123,12 @@ export function renderSweeperPage(view: SweeperView): string {
     title: "sweeper",
     body,
     ...(view.paused ? {} : { refreshSeconds: view.refreshSeconds }),
-    tools: refreshTools(view.paused, view.paused ? "/ui/sweeper" : "/ui/sweeper?pause=1"),
+    tools: refreshTools(
+      view.paused,
+      uiHref("/ui/sweeper", {
+        worked: view.workedOnly === true ? "1" : undefined,
+        pause: view.paused ? undefined : "1",
+      }),
+    ),
   });
 }

@@ -37,6 +37,7 @@ td.name { overflow-wrap: anywhere; min-width: 8rem; }
 .s-WARN, .s-STUCK { color: var(--warn); }
 .s-ERROR, .s-REWIND, .s-STOP, .s-STALL { color: var(--bad); }
 .s-UNKNOWN { color: var(--unknown); }
+form.inline { display: inline; margin: 0; }
 form.filter { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0 0 .7rem; }
 input, select, button { font: inherit; padding: .25rem .4rem; }
 .pager { display: flex; gap: 1rem; margin: .6rem 0; flex-wrap: wrap; }

@@ -23,3 +23,8 @@ export function uiHref(path: string, params: Record<string, string | number | un
 export function groupHref(stream: string, group: string): string {
   return uiHref("/ui/group", { stream, group });
 }
+
+/** The link to one redrive task's page. */
+export function taskHref(id: string): string {
+  return uiHref("/ui/task", { id });
+}

@@ -8,6 +8,7 @@ import { startHttpServer, type RunningHttpServer } from "../../src/http/createHt
 import { HttpAuthGuard, REFUSAL_LOG_INTERVAL_MS } from "../../src/http/HttpAuthGuard.js";
 import type { HttpRoute } from "../../src/http/HttpRoute.js";
 import { send } from "../../src/http/send.js";
+import { authRequest, basic } from "../support/authRequest.js";
 
 /** A route beyond the built-in three, as /status.json and /ui are. */
 const statusRoute: HttpRoute = {
@@ -58,20 +59,15 @@ async function get(
   path: string,
   authorization?: string,
 ): Promise<{ status: number; challenge: string | null; body: string }> {
-  const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
-  const response = await fetch(`${served.http.url}${path}`, { headers });
-  return {
-    status: response.status,
-    challenge: response.headers.get("www-authenticate"),
-    body: await response.text(),
-  };
+  const { status, challenge, text } = await authRequest(`${served.http.url}${path}`, {
+    ...(authorization !== undefined && { authorization }),
+  });
+  return { status, challenge, body: text };
 }
 
 async function refusedCount(served: Served): Promise<number> {
   return (await served.refusals.get()).values[0]?.value ?? 0;
 }
-
-const basic = (text: string): string => `Basic ${Buffer.from(text).toString("base64")}`;
 
 describe("http.auth with a bearer token", () => {
   let served: Served;

@@ -6,6 +6,7 @@ import { startHttpServer, type RunningHttpServer } from "../../src/http/createHt
 import { HttpAuthGuard } from "../../src/http/HttpAuthGuard.js";
 import type { HttpRoute } from "../../src/http/HttpRoute.js";
 import { send } from "../../src/http/send.js";
+import { authRequest, basic } from "../support/authRequest.js";
 
 /** http.auth with roles: the guard names the caller, the route gets it; POST only where taken. */
 const whoami: HttpRoute = {
@@ -18,7 +19,6 @@ const whoami: HttpRoute = {
   },
 };
 
-const basic = (text: string): string => `Basic ${Buffer.from(text).toString("base64")}`;
 let http: RunningHttpServer;
 
 beforeAll(async () => {
@@ -56,10 +56,8 @@ beforeAll(async () => {
 });
 afterAll(() => http.close());
 
-async function ask(path: string, authorization: string, method = "GET") {
-  const response = await fetch(`${http.url}${path}`, { method, headers: { authorization } });
-  const text = await response.text();
-  return { status: response.status, challenge: response.headers.get("www-authenticate"), text };
+function ask(path: string, authorization: string, method = "GET") {
+  return authRequest(`${http.url}${path}`, { method, authorization });
 }
 
 describe("http.auth roles", () => {

@@ -1,4 +1,3 @@
-import { request as httpRequest } from "node:http";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { pino } from "pino";
@@ -10,6 +9,8 @@ import { resolveGroup, type ResolvedGroup } from "../../src/core/resolveGroup.js
 import { startHttpServer, type RunningHttpServer } from "../../src/http/createHttpServer.js";
 import { HttpAuthGuard } from "../../src/http/HttpAuthGuard.js";
 import { createUiActionRunner } from "../../src/operations/uiActionRunner.js";
+import { RedriveTaskRunner } from "../../src/maintenance/RedriveTaskRunner.js";
+import { createRedriveTaskMetrics } from "../../src/metrics/redriveTaskMetrics.js";
 import { registerScripts } from "../../src/scripts/scriptedRedis.js";
 import { ActionRefusals } from "../../src/ui/ActionRefusals.js";
 import { createConsoleRoute } from "../../src/ui/createConsole.js";
@@ -17,12 +18,12 @@ import { CsrfTokens } from "../../src/ui/CsrfTokens.js";
 import { SweepLog } from "../../src/ui/SweepLog.js";
 import { fabricatedReport } from "./fabricatedReport.js";
 import { testConfig } from "../support/testConfig.js";
+import { authRequest, basic, bearer, type AuthAnswer } from "../support/authRequest.js";
 
 /** The credentials of the actions tests: two operators (named tokens), a viewer (basic auth). */
 export const TOKENS = { alice: "tok-alice", bob: "tok-bob" } as const;
 export const VIEWER = "viewer:pw";
-export const bearer = (token: string): string => `Bearer ${token}`;
-export const basic = (text: string): string => `Basic ${Buffer.from(text).toString("base64")}`;
+export { basic, bearer };
 
 export interface ActionsServer {
   http: RunningHttpServer;
@@ -31,6 +32,8 @@ export interface ActionsServer {
   logLines: Record<string, unknown>[];
   clock: { now: number };
   eventsStream: string;
+  /** lease.key: the directory of redrive tasks lives beside it. */
+  leaseKey: string;
   add(stream: string, group: string): ResolvedGroup;
   close(): Promise<void>;
 }
@@ -116,6 +119,7 @@ export async function startActionsServer(
     logLines,
     clock,
     eventsStream: config.events.stream,
+    leaseKey: config.lease.key,
     close: async () => {
       await http.close();
       scripted.disconnect();
@@ -132,10 +136,7 @@ export async function startActionsServer(
   };
 }
 
-export interface Answer {
-  status: number;
-  text: string;
-}
+export type Answer = AuthAnswer;
 
 /** A plain HTTP request, every header as given (fetch would add or refuse some). */
 export function rawRequest(
@@ -144,17 +145,7 @@ export function rawRequest(
   headers: Record<string, string>,
   body?: string,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-      );
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
+  return authRequest(url, { method, headers, ...(body !== undefined && { body }) });
 }
 
 /** The CSRF token of the first action form of a page. */
@@ -189,4 +180,32 @@ export function postForm(
     },
     new URLSearchParams(fields).toString(),
   );
+}
+
+/**
+ * One round of the leader's redrive task runner on the actions server's lease (held here as the
+ * term says): a batch of `batchSize` for each running task, on a clock that does not move.
+ */
+export async function leaderRound(
+  server: ActionsServer,
+  redis: Redis,
+  batchSize: number,
+): Promise<void> {
+  await redis.set(server.leaseKey, "me");
+  const term = {
+    signal: new AbortController().signal,
+    fence: { key: server.leaseKey, value: "me" },
+    fencingToken: 1,
+  };
+  await new RedriveTaskRunner({
+    redis: registerScripts(redis),
+    leaseKey: server.leaseKey,
+    budgetMs: 2,
+    currentTerm: () => term,
+    logger: pino({ level: "silent" }),
+    metrics: createRedriveTaskMetrics(new Registry()),
+    events: { write: () => undefined },
+    batchSize,
+    now: () => 0,
+  }).runOnce();
 }

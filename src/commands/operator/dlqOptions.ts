@@ -86,7 +86,9 @@ export function checkPurgeSelector(values: OptionValues): void {
 /** `--id` names dead letters exactly: a filter or a limit beside it would be ambiguous. */
 export function checkRedriveIds(values: OptionValues): void {
   if (idsOption(values) === undefined) return;
-  const others = ["reason", "limit"].filter((n) => values[n] !== undefined);
+  const others = ["reason", "older-than", "older-than-ms", "limit"].filter(
+    (n) => values[n] !== undefined,
+  );
   if (others.length > 0) {
     throw new UsageError(
       `--id selects dead letters by id: it cannot be combined with --${others[0] ?? ""}`,
@@ -118,7 +120,9 @@ export function reportUnknownIds(
 export function checkFromFile(values: OptionValues): void {
   const file = values["from-file"];
   if (typeof file !== "string" || file === "") throw new UsageError("--from-file expects a FILE");
-  const others = ["id", "limit", "reason"].filter((n) => values[n] !== undefined);
+  const others = ["id", "limit", "reason", "older-than", "older-than-ms"].filter(
+    (n) => values[n] !== undefined,
+  );
   if (others.length > 0) {
     throw new UsageError(
       `--from-file redrives every dead letter of the file: it cannot be combined with --${others[0] ?? ""}`,

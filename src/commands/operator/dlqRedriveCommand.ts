@@ -13,6 +13,7 @@ import {
 import {
   COMMON_HELP,
   COMMON_OPTIONS,
+  durationOption,
   integerOption,
   requiredString,
   runFrom,
@@ -25,9 +26,9 @@ const runAsync = runFrom(async () => (await import("./runDlqRedriveAsync.js")).r
 export const dlqRedriveCommand: OperatorCommand = {
   words: ["dlq", "redrive"],
   synopsis:
-    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]\n  stream-janitor dlq redrive --async --stream S --group G [--limit N] [--rate N] [--reason R] [--to lane] [--by NAME] [--keep D] [--json]\n  stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]",
-  help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--to lane] [--dry-run] [--json]
-       stream-janitor dlq redrive --async --stream S --group G [--limit N] [--rate N] [--reason R] [--to lane] [--by NAME] [--keep D] [--json]
+    "dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--older-than D] [--to lane] [--dry-run] [--json]\n  stream-janitor dlq redrive --async --stream S --group G [--limit N] [--rate N] [--reason R] [--older-than D] [--to lane] [--by NAME] [--keep D] [--json]\n  stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]",
+  help: `Usage: stream-janitor dlq redrive --stream S --group G [--id ID...] [--limit N] [--rate N] [--reason R] [--older-than D] [--to lane] [--dry-run] [--json]
+       stream-janitor dlq redrive --async --stream S --group G [--limit N] [--rate N] [--reason R] [--older-than D] [--to lane] [--by NAME] [--keep D] [--json]
        stream-janitor dlq redrive --from-file FILE [--stream S --group G] [--rate N] [--to lane] [--dry-run] [--json]
 
 Moves the group's dead letters back for another round of deliveries: each goes to the group's
@@ -49,6 +50,9 @@ ${ID_HELP}; an id that is not
       --limit N       move at most N dead letters (default: all)
       --rate N        at most N entries per second (default ${DEFAULT_RATE}; 0: unlimited)
 ${REASON_HELP}
+      --older-than D  only dead letters dead-lettered at least D ago (Redis clock), as
+                      dlq purge selects them; combines with --reason
+      --older-than-ms MS  the older spelling of --older-than
 ${TO_HELP}
       --dry-run       count what would move, change nothing
       --async         start a redrive task that the leader runs, print its id and return
@@ -72,6 +76,7 @@ Examples:
   stream-janitor dlq redrive --stream orders --group billing --reason action --rate 200
   stream-janitor dlq redrive --stream orders --group billing --limit 10 --json
   stream-janitor dlq redrive --stream orders --group billing --to lane
+  stream-janitor dlq redrive --stream orders --group billing --older-than 1d --reason action
   stream-janitor dlq redrive --stream orders --group billing --id 1796057966000-0
   stream-janitor dlq redrive --async --stream orders --group billing --rate 200
   stream-janitor dlq redrive --from-file purged.jsonl --stream orders --group billing`,
@@ -84,6 +89,8 @@ Examples:
     limit: { type: "string" },
     rate: { type: "string" },
     reason: { type: "string" },
+    "older-than": { type: "string" },
+    "older-than-ms": { type: "string" },
     to: { type: "string" },
     "dry-run": { type: "boolean" },
     "from-file": { type: "string" },
@@ -104,6 +111,7 @@ Examples:
     integerOption(values, "limit", 1);
     integerOption(values, "rate");
     reasonOption(values);
+    durationOption(values, "older-than", "older-than-ms");
     toOption(values);
     idsOption(values);
     checkRedriveIds(values);

@@ -21,7 +21,7 @@ async function recordRedrive(
   summary: RedriveSummary,
 ): Promise<void> {
   if (summary.dryRun || summary.redriven === 0) return;
-  const { group, to, limit, reason } = selection;
+  const { group, to, limit, reason, olderThanMs } = selection;
   const { deadLetterStream } = group;
   const target = redriveView(group, to).requeueStream;
   await writeOperatorEvent(session, {
@@ -34,7 +34,7 @@ async function recordRedrive(
       ...(summary.oversizedIds ?? []),
     ]),
     // The selectors used (JSON leaves out the ones not given).
-    detail: { deadLetterStream, target, limit, reason, ids },
+    detail: { deadLetterStream, target, limit, reason, olderThanMs, ids },
   });
 }
 
@@ -76,6 +76,7 @@ export async function runDlqRedrive(
     const summary = await redriveDeadLetters(session.redis, selection.group, {
       limit: selection.limit ?? Number.POSITIVE_INFINITY,
       reason: selection.reason,
+      olderThanMs: selection.olderThanMs,
       ...(ids === undefined ? {} : { ids }),
       dryRun: values["dry-run"] === true,
       to: selection.to,

@@ -12,11 +12,13 @@ export async function runDlqRedriveAsync(
   values: OptionValues,
   session: OperatorSession,
 ): Promise<number> {
-  const { group, limit, reason, to, rate: perSecond } = await redriveSelection(values, session);
+  const selection = await redriveSelection(values, session);
+  const { group, limit, reason, olderThanMs, to, rate: perSecond } = selection;
   try {
     const task = await startRedriveTask(session.redis, group, {
       leaseKey: session.config.lease.key,
       reason,
+      olderThanMs,
       limit: limit ?? Number.POSITIVE_INFINITY,
       to,
       rate: perSecond,
