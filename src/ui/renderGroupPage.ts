@@ -21,6 +21,7 @@ import { deadLetterSection } from "./renderDeadLetters.js";
 import type { SweepRecord } from "./SweepLog.js";
 import { uiHref } from "./urls.js";
 import { reapForm, selectionForms, type FormContext } from "./actionForms.js";
+import { historySection, type GroupHistoryPart } from "./renderHistoryCharts.js";
 
 export interface GroupView {
   group: ResolvedGroup;
@@ -34,6 +35,8 @@ export interface GroupView {
   refreshSeconds: number;
   /** Set for an operator when http.ui.actions is on: the page shows the action forms. */
   forms?: FormContext;
+  /** The group's last minutes, when the history is on (README "Web console"). */
+  history?: GroupHistoryPart;
 }
 
 function failed(error: string): SafeHtml {
@@ -197,7 +200,7 @@ export function renderGroupPage(view: GroupView): string {
   const self = { stream: group.stream, group: group.group };
   const content = html`<p class="muted"><a href="/ui">groups</a> ›</p>
     <h1>${group.stream} › ${group.group}</h1>
-    ${summary(view)}
+    ${summary(view)} ${historySection(view.history)}
     <h2>Consumers</h2>
     ${consumersTable(view.detail.consumers, group.reapConsumersIdleMs ?? 0)}
     ${forms === undefined ? "" : reapForm(group, forms)}

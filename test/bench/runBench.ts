@@ -29,6 +29,7 @@ import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
 import { tlsCostScenario } from "./tlsCost.js";
 import { webConsoleScenario } from "./webConsole.js";
+import { historyCostScenario } from "./historyCost.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   "1": throughputScenario,
@@ -52,7 +53,9 @@ const SCENARIOS: Record<string, Scenario> = {
  * waiting entries (longest call, body reads); `--only=f`, one sweep pass over 10,000 idle groups
  * and with 1 % of them due; `--only=l`, the leader of 1,000 and 10,000 discovered groups under
  * the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long); `--only=t`, a redrive
- * task against today's synchronous redrive (10,000 dead letters) and its batches' Redis time.
+ * task against today's synchronous redrive (10,000 dead letters) and its batches' Redis time;
+ * `--only=h`, the console's history (memory at 1,000 and 10,000 groups, the overview's
+ * sparklines for 1,000 groups), in process.
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -64,6 +67,7 @@ const OPTIONAL: Record<string, Scenario> = {
   f: idleFleetScenario,
   l: leaderMemoryScenario,
   t: redriveTaskScenario,
+  h: historyCostScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */
