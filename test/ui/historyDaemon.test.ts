@@ -69,7 +69,7 @@ describe("the daemon's history", () => {
     expect(page).toMatch(/<figcaption>pending \d/u);
     const overview = await text(on.overview);
     expect(overview).toContain("<th>lag, 60 min</th>");
-    expect(overview).toMatch(/<svg\s+class="spark"[^>]*aria-label="lag \d/u);
+    expect(overview).toMatch(/<svg\s+class="spark"[^>]*role="img">\s*<title>lag \d/u);
   });
 
   it("keeps and draws nothing with http.ui.historyMinutes 0", async () => {
