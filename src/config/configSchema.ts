@@ -78,6 +78,7 @@ export const janitorSchema = {
     ui: {
       enabled: leaf(true, "serve the read-only web console at /ui", boolean),
       showBodies: leaf(false, "show entry bodies (truncated) in the web console", boolean),
+      historyMinutes: leaf(60, "minutes of history drawn in the console; 0: none", integer(0, 360)),
     },
   },
   log: {

@@ -124,7 +124,7 @@ export interface JanitorConfig {
       roles?: HttpRolesConfig;
     };
     /** README "Web console": the web console at /ui; `actions` lets operators act from it. */
-    ui: { enabled: boolean; showBodies: boolean; actions?: boolean };
+    ui: { enabled: boolean; showBodies: boolean; historyMinutes: number; actions?: boolean };
   };
   log: { level: string };
   lease: {

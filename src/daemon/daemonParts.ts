@@ -9,6 +9,7 @@ import { createStatusMetrics } from "../metrics/statusMetrics.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import { createScrapeRefresher, type ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
 import { StatusSampler } from "../status/StatusSampler.js";
+import { GroupHistory } from "../status/GroupHistory.js";
 import type { ConnectNamed, Janitor } from "./createJanitor.js";
 import type { TeardownStack } from "./TeardownStack.js";
 
@@ -24,6 +25,8 @@ export interface DaemonParts {
   groupSet: GroupSet;
   teardown: TeardownStack;
   connect: ConnectNamed;
+  /** The groups' last minutes for the console (buildHistory); undefined when off. */
+  history: GroupHistory | undefined;
 }
 
 /** Connections that close with the daemon (registered on the teardown as they open). */
@@ -80,7 +83,7 @@ export function buildDiscovery({
  * the same either way at 1,000 groups: test/bench/RESULTS.md, issue 24).
  */
 export function buildSampler(parts: DaemonParts, refresher: ScrapeRefresher): StatusSampler {
-  const { config, logger, registry, janitor, groupSet, teardown, connect } = parts;
+  const { config, logger, registry, janitor, groupSet, teardown, connect, history } = parts;
   const sampler = new StatusSampler({
     redis: connect("status", metricsCommandTimeoutMs(config)),
     groups: groupSet.current(),
@@ -93,6 +96,7 @@ export function buildSampler(parts: DaemonParts, refresher: ScrapeRefresher): St
     fencingToken: () => janitor.lease.term?.fencingToken ?? null,
     // Only the leader's sampler is asked to write (isLeader): replicas write no duplicates.
     writeEvent: (event) => janitor.events.write(event),
+    ...(history && { history }),
   });
   groupSet.on("change", (change) => sampler.setGroups(change.groups));
   teardown.push("status", () => sampler.stop());
@@ -106,4 +110,13 @@ export function buildSampler(parts: DaemonParts, refresher: ScrapeRefresher): St
  */
 function metricsCommandTimeoutMs(config: Pick<JanitorConfig, "metrics">): number {
   return config.metrics.scrapeTimeoutMs + 1000;
+}
+
+/**
+ * The groups' last minutes for the console's charts (README "Web console"): only with the
+ * console on and http.ui.historyMinutes > 0, since nothing else reads them.
+ */
+export function buildHistory(config: Pick<JanitorConfig, "http">): GroupHistory | undefined {
+  const { enabled, historyMinutes } = config.http.ui;
+  return enabled && historyMinutes > 0 ? new GroupHistory(historyMinutes) : undefined;
 }

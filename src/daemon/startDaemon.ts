@@ -19,6 +19,7 @@ import { createJanitor, namedConnections, type SweepWork } from "./createJanitor
 import { createReloader, type Reloader } from "./createReloader.js";
 import {
   buildDiscovery,
+  buildHistory,
   buildSampler,
   buildScrape,
   teardownConnections,
@@ -82,7 +83,8 @@ export async function startDaemon(
     // The one owner of the list of groups: the refresher and the supervisor follow its changes.
     const groupSet = new GroupSet(config.groups.map(resolveGroup));
     janitor.warnOutsideSlot(groupSet.current());
-    const parts = { config, logger, registry, janitor, groupSet, teardown, connect };
+    const history = buildHistory(config);
+    const parts = { config, logger, registry, janitor, groupSet, teardown, connect, history };
     const { refresher, metricsRedis } = buildScrape(parts);
     const discovery = buildDiscovery(parts);
     const sampler = buildSampler(parts, refresher);
@@ -140,7 +142,8 @@ async function startHttp(
   const routes: HttpRoute[] = [statusJsonRoute(board)];
   if (config.http.ui.enabled) {
     const actions = { runner: seen.uiActions, connect: parts.connect, registry, logger };
-    const pages = { board, sweeps, groups: groupSet, redis: metricsRedis, config };
+    const { history } = parts;
+    const pages = { board, sweeps, groups: groupSet, redis: metricsRedis, config, history };
     routes.push(createConsoleRoute({ ...pages, actions: createConsoleActions(config, actions) }));
   }
   const http = await startHttpEndpoint({
@@ -187,6 +190,7 @@ function startInBackground(
     onSweepWork: (work) => {
       sweepWork = work;
       sweeps.follow(work.supervisor);
+      parts.history?.follow(work.supervisor);
     },
   });
   return reloader;

@@ -23,6 +23,7 @@ import { sampleOf } from "./sampleOf.js";
 import { sampleReport } from "./sampleReport.js";
 import { serverReport } from "./serverReport.js";
 import type { ReadableSample, StatusSample } from "./StatusSample.js";
+import type { GroupHistory } from "./GroupHistory.js";
 import { outageField } from "../redis/outageField.js";
 
 export interface StatusSamplerOptions extends AnnounceTo {
@@ -38,6 +39,8 @@ export interface StatusSamplerOptions extends AnnounceTo {
   fencingToken: () => number | null;
   timers?: Timers;
   random?: () => number;
+  /** Where each sample is also kept for the console's charts (README "Web console"). */
+  history?: Pick<GroupHistory, "recordSample" | "keepOnly">;
 }
 
 /** One group's window and verdict; the labels object is kept so its text is made once. */
@@ -106,6 +109,7 @@ export class StatusSampler implements StatusBoard {
     this.groups = groups;
     const ids = new Set(groups.map((group) => group.id));
     for (const id of this.tracks.keys()) if (!ids.has(id)) this.tracks.delete(id);
+    this.options.history?.keepOnly(ids);
     for (const group of groups) {
       const track = this.tracks.get(group.id);
       if (track === undefined || track.group !== group) {
@@ -186,6 +190,7 @@ export class StatusSampler implements StatusBoard {
       track.samples.push(sample);
       // Bounded memory: the window and nothing more.
       if (track.samples.length > config.status.window) track.samples.shift();
+      this.options.history?.recordSample(reading.group.id, sample, this.options.isLeader());
       this.judge(track, sample);
     }
     this.exportMetric();

@@ -21,6 +21,8 @@ import { renderSweeperPage } from "./renderSweeperPage.js";
 import { STYLESHEET } from "./stylesheet.js";
 import type { SweepLog } from "./SweepLog.js";
 import { UI_ACTIONS, type UiActionKind } from "./UiActions.js";
+import { groupHistoryPart } from "./renderHistoryCharts.js";
+import type { HistoryBoard } from "../status/GroupHistory.js";
 
 export interface ConsoleParts {
   /** The status sampler's verdicts: the overview reads nothing else (no Redis read at all). */
@@ -34,6 +36,8 @@ export interface ConsoleParts {
   config: Pick<JanitorConfig, "http" | "status" | "events" | "lease">;
   /** With http.ui.actions: what the actions run and check (README "Roles and actions"). */
   actions?: Omit<ActionParts, "groups">;
+  /** The groups' last minutes (README "Web console"); undefined when the history is off. */
+  history?: HistoryBoard | undefined;
 }
 
 const HTML = "text/html; charset=utf-8";
@@ -101,6 +105,7 @@ function groupPage(parts: ConsoleParts, refreshSeconds: number): Page {
       refreshSeconds,
       ...(before !== undefined && { before }),
       ...(forms !== undefined && { forms }),
+      ...(parts.history && { history: groupHistoryPart(parts.history, group.id, report) }),
     };
     await sendPage(request, response, 200, renderGroupPage(view));
   };
@@ -154,7 +159,13 @@ function consolePages(parts: ConsoleParts): Record<string, Page> {
   return {
     "/ui": (request, response, params) => {
       const query = parseOverviewQuery(params);
-      const page = renderOverview({ report: board.report(), sweeps, query, refreshSeconds });
+      const page = renderOverview({
+        report: board.report(),
+        sweeps,
+        query,
+        refreshSeconds,
+        ...(parts.history && { history: parts.history }),
+      });
       return sendPage(request, response, 200, page);
     },
     "/ui/group": groupPage(parts, refreshSeconds),

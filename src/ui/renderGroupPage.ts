@@ -24,6 +24,7 @@ import type { RedriveTask } from "../core/redriveTask.js";
 import type { SweepRecord } from "./SweepLog.js";
 import { uiHref } from "./urls.js";
 import { reapForm, type FormContext } from "./actionForms.js";
+import { historySection, type GroupHistoryPart } from "./renderHistoryCharts.js";
 
 export interface GroupView {
   group: ResolvedGroup;
@@ -41,6 +42,8 @@ export interface GroupView {
   before?: string;
   /** The group's redrive tasks (src/ui/readGroupTasks.ts); undefined: not shown. */
   tasks?: Section<RedriveTask[]>;
+  /** The group's last minutes, when the history is on (README "Web console"). */
+  history?: GroupHistoryPart;
 }
 
 function failed(error: string): SafeHtml {
@@ -190,7 +193,7 @@ export function renderGroupPage(view: GroupView): string {
   const self = { stream: group.stream, group: group.group };
   const content = html`<p class="muted"><a href="/ui">groups</a> ›</p>
     <h1>${group.stream} › ${group.group}</h1>
-    ${summary(view)} ${findForm(group)}
+    ${summary(view)} ${historySection(view.history)} ${findForm(group)}
     <h2>Consumers</h2>
     ${consumersTable(view.detail.consumers, group.reapConsumersIdleMs ?? 0)}
     ${forms === undefined ? "" : reapForm(group, forms)}

@@ -4,6 +4,8 @@ import { html, type SafeHtml } from "./html.js";
 import { overviewParams, type OverviewQuery, type SortKey } from "./overviewQuery.js";
 import { overviewPage, type OverviewRow } from "./overviewRows.js";
 import { renderPage } from "./renderPage.js";
+import { sparklineCell, sparklineHeading } from "./renderSparkline.js";
+import type { HistoryBoard } from "../status/GroupHistory.js";
 import { refreshTools, statusBadge } from "./pieces.js";
 import type { SweepLog } from "./SweepLog.js";
 import { groupHref, uiHref } from "./urls.js";
@@ -13,6 +15,8 @@ export interface OverviewView {
   sweeps: SweepLog;
   query: OverviewQuery;
   refreshSeconds: number;
+  /** Each group's lag over the last minutes, when the history is on (README "Web console"). */
+  history?: HistoryBoard;
 }
 
 const COLUMNS: [SortKey | undefined, string, boolean][] = [
@@ -47,6 +51,15 @@ function headerCell(query: OverviewQuery, key: SortKey | undefined, label: strin
   </th>`;
 }
 
+/** The column headings; the lag's sparklines beside the lag when the history is on. */
+function headings(view: OverviewView): SafeHtml[] {
+  const { query, history } = view;
+  return COLUMNS.map(
+    ([key, label, num]) =>
+      html`${headerCell(query, key, label, num)}${key === "lag" && history ? sparklineHeading(history) : ""}`,
+  );
+}
+
 function lastSweepCell(row: OverviewRow, isLeader: boolean, nowMs: number): SafeHtml {
   const sweep = row.lastSweep;
   if (sweep === undefined) {
@@ -73,6 +86,7 @@ function row(view: OverviewView, item: OverviewRow, nowMs: number): SafeHtml {
     <td class="name"><a href="${groupHref(report.stream, report.group)}">${report.group}</a></td>
     <td>${report.reason}</td>
     <td class="num">${formatCount(s.lag)}</td>
+    ${view.history && sparklineCell(view.history, report.stream, report.group, view.report.generatedAt)}
     <td class="num">${formatDuration(item.lagAgeMs)}</td>
     <td class="num">${formatCount(s.pending)}</td>
     <td class="num">${formatDuration(oldestPendingIdle(s))}</td>
@@ -160,7 +174,7 @@ export function renderOverview(view: OverviewView): string {
       <table>
         <thead>
           <tr>
-            ${COLUMNS.map(([key, label, num]) => headerCell(query, key, label, num))}
+            ${headings(view)}
           </tr>
         </thead>
         <tbody>

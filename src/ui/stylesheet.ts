@@ -1,3 +1,5 @@
+import { CHART_STYLES } from "./chartStyles.js";
+
 /**
  * The console's one stylesheet, served at /ui/style.css (cacheable: it changes only with the
  * version). System fonts only: nothing is fetched from anywhere. Light and dark follow the
@@ -48,4 +50,4 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1re
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .tag { display: inline-block; padding: 0 .35em; border-radius: 3px; border: 1px solid var(--line); }
-`;
+${CHART_STYLES}`;

@@ -30,6 +30,7 @@ import { renderTable, targetsTable } from "./table.js";
 import { throughputScenario } from "./throughput.js";
 import { tlsCostScenario } from "./tlsCost.js";
 import { webConsoleScenario } from "./webConsole.js";
+import { historyCostScenario } from "./historyCost.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   "1": throughputScenario,
@@ -54,7 +55,9 @@ const SCENARIOS: Record<string, Scenario> = {
  * and with 1 % of them due; `--only=l`, the leader of 1,000 and 10,000 discovered groups under
  * the image's heap cap, scraped every 5 s (BENCH_LEADER_SECONDS long); `--only=t`, a redrive
  * task against today's synchronous redrive (10,000 dead letters) and its batches' Redis time;
- * `--only=r`, the scrape's read of 1,000 groups per read path, one server and Cluster.
+ * `--only=r`, the scrape's read of 1,000 groups per read path, one server and Cluster;
+ * `--only=h`, the console's history (memory at 1,000 and 10,000 groups, the overview's
+ * sparklines for 1,000 groups), in process.
  */
 const OPTIONAL: Record<string, Scenario> = {
   o: operatorScenario,
@@ -67,6 +70,7 @@ const OPTIONAL: Record<string, Scenario> = {
   l: leaderMemoryScenario,
   t: redriveTaskScenario,
   r: scrapeReadsScenario,
+  h: historyCostScenario,
 };
 
 /** The repository root, from test/bench/results/build/test/bench/runBench.js. */

@@ -9,7 +9,7 @@ const DEFAULTS: JanitorConfig = {
     host: "0.0.0.0",
     port: 9478,
     auth: { bearerTokenFile: "", basicAuthFile: "" },
-    ui: { enabled: true, showBodies: false },
+    ui: { enabled: true, showBodies: false, historyMinutes: 60 },
   },
   log: { level: "info" },
   lease: {

@@ -90,6 +90,7 @@ beforeAll(async () => {
           http: {
             ...config.http,
             ui: {
+              ...config.http.ui,
               enabled: true,
               get showBodies() {
                 return showBodies;

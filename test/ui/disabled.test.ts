@@ -10,7 +10,7 @@ let daemon: RunningDaemon;
 beforeAll(async () => {
   const config = testConfig(fixture.server.url, uniquePrefix("ui-off"), [{}]);
   daemon = await startDaemon(
-    { ...config, http: { ...config.http, ui: { enabled: false, showBodies: false } } },
+    { ...config, http: { ...config.http, ui: { ...config.http.ui, enabled: false } } },
     { logger: pino({ level: "silent" }), version: "0.0.0-ui-off", onFatal: () => undefined },
   );
 });
