@@ -34,7 +34,7 @@ const NODE_ARGS = [
 /** How long a promotion, a rejoin or a full sync of a long run's streams may take. */
 export const SETTLE_MS = 120_000;
 
-export interface Node {
+interface Node {
   server: ChaosRedis;
   /** A plain client of this node alone (per-node commands). */
   client: Redis;
@@ -76,7 +76,7 @@ const running = (node: Node): boolean => {
 };
 
 /** "id host:port@bus flags master ..." of CLUSTER NODES, for the nodes not marked failed. */
-export interface Seen {
+interface Seen {
   id: string;
   port: number;
   master: boolean;

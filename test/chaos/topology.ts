@@ -50,7 +50,7 @@ export interface Topology {
 }
 
 /** A plain client of the data; Redis is killed on purpose: reconnection errors are no news. */
-export function plainClient(url: string): Redis {
+function plainClient(url: string): Redis {
   const client = new Redis(url, { protocol: 2, maxRetriesPerRequest: 3 });
   client.on("error", () => undefined);
   return client;
