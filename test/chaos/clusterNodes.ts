@@ -171,9 +171,10 @@ export class ChaosCluster {
   /** CLUSTER NODES as one running node sees it, failed nodes left out. */
   async seen(): Promise<Seen[]> {
     for (const node of this.nodes.filter(running)) {
-      const text = await node.client.call("CLUSTER", "NODES").catch(() => undefined);
+      const text = (await node.client.call("CLUSTER", "NODES").catch(() => undefined)) as
+        string | undefined;
       if (text === undefined) continue;
-      return String(text)
+      return text
         .split("\n")
         .filter((line) => line.length > 0 && !/\bfail\b/u.test(line.split(" ")[2] ?? ""))
         .map((line) => {
