@@ -1,8 +1,9 @@
 import type { Redis } from "ioredis";
+import { keySlot } from "../../src/core/keySlot.js";
 import type { Violation } from "./checker.js";
 
 /**
- * One atomic look at each stream a group reads: its oldest pending id against the stream's first
+ * One atomic look at each stream a group reads (one call per hash slot: a source and its lane): its oldest pending id against the stream's first
  * entry id (XINFO STREAM's recorded-first-entry-id, which XTRIM moves; no body is read but the
  * first and last entries XINFO returns). An oldest pending id below the first entry, or pending
  * entries in an empty stream, means an entry was removed while still unacknowledged: nothing in a
@@ -64,17 +65,25 @@ export class PendingAuditor {
   }
 
   async audit(): Promise<void> {
-    const keys = this.pairs.map((pair) => pair.stream);
-    const groups = this.pairs.map((pair) => pair.group);
+    const slots = new Map<number, { stream: string; group: string }[]>();
+    for (const pair of this.pairs) {
+      slots.set(keySlot(pair.stream), [...(slots.get(keySlot(pair.stream)) ?? []), pair]);
+    }
+    for (const pairs of slots.values()) await this.auditSlot(pairs);
+    this.audits += 1;
+  }
+
+  private async auditSlot(pairs: readonly { stream: string; group: string }[]): Promise<void> {
+    const keys = pairs.map((pair) => pair.stream);
+    const groups = pairs.map((pair) => pair.group);
     const reply = (await this.redis.eval(AUDIT_LUA, keys.length, ...keys, ...groups)) as [
       number,
       number,
       string,
       string,
     ][];
-    this.audits += 1;
     reply.forEach(([length, pending, oldest, first], i) => {
-      const { stream, group } = this.pairs[i] ?? { stream: "", group: "" };
+      const { stream, group } = pairs[i] ?? { stream: "", group: "" };
       this.longest[stream] = Math.max(this.longest[stream] ?? 0, length);
       const gone = pending > 0 && (length === 0 || idBelow(oldest, first));
       if (!gone || this.seen.has(`${stream} ${oldest}`)) return;

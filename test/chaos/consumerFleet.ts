@@ -27,7 +27,8 @@ export class ChaosConsumer {
     readonly name: string,
     readonly behaviour: Behaviour,
     private readonly seed: number,
-    private readonly redisUrl: string,
+    /** REDIS_URL, and on Redis Cluster CHAOS_CLUSTER_NODES (the preludes' chaosClient). */
+    private readonly redisEnv: Readonly<Record<string, string>>,
   ) {}
 
   start(): void {
@@ -37,7 +38,7 @@ export class ChaosConsumer {
       cwd: this.program.dir,
       env: {
         ...process.env,
-        REDIS_URL: this.redisUrl,
+        ...this.redisEnv,
         CONSUMER: this.name,
         CHAOS_SEED: String(this.seed + this.starts * 7919),
         CHAOS_BEHAVIOUR: this.behaviour,
@@ -76,14 +77,15 @@ const BEHAVIOURS: readonly Behaviour[] = ["crashy", "slow", "heartbeat", "hot", 
  */
 export async function prepareFleet(
   random: () => number,
-  redisUrl: string,
+  redisEnv: Readonly<Record<string, string>>,
 ): Promise<{ consumers: ChaosConsumer[]; programs: Program[] }> {
+  const cluster = redisEnv.CHAOS_CLUSTER_NODES !== undefined;
   const consumers: ChaosConsumer[] = [];
   const programs: Program[] = [];
   const python = await pythonAvailable();
   for (const group of CHAOS_GROUPS) {
-    const js = await consumerProgram(group, "js");
-    const py = group.python && python ? await consumerProgram(group, "python") : undefined;
+    const js = await consumerProgram(group, "js", cluster);
+    const py = group.python && python ? await consumerProgram(group, "python", cluster) : undefined;
     programs.push(js, ...(py === undefined ? [] : [py]));
     for (let i = 0; i < CONSUMERS_PER_GROUP; i += 1) {
       const drawn = BEHAVIOURS[Math.floor(random() * BEHAVIOURS.length)] ?? "healthy";
@@ -92,7 +94,7 @@ export async function prepareFleet(
       const onPython = py !== undefined && i === CONSUMERS_PER_GROUP - 1;
       if (onPython && (behaviour === "hot" || behaviour === "heartbeat")) behaviour = "slow";
       const name = `${group.group}-c${i}${onPython ? "-py" : ""}`;
-      consumers.push(new ChaosConsumer(onPython ? py : js, name, behaviour, seed, redisUrl));
+      consumers.push(new ChaosConsumer(onPython ? py : js, name, behaviour, seed, redisEnv));
     }
   }
   return { consumers, programs };

@@ -41,9 +41,32 @@ async function readmeLoop(language: string, after: string): Promise<string> {
   return readme.slice(open + fence.length, close + 1);
 }
 
-/** The README loop for `group`, with its stream and group names, after the prelude. */
-export async function consumerProgram(group: ChaosGroup, language: Language): Promise<Program> {
-  const loop = (await readmeLoop(language, group.loopAfter))
+/**
+ * How each loop makes its one client, and what a consumer on Redis Cluster makes instead: the
+ * README shows no Cluster consumer, so there the same loop runs with the client's own Cluster
+ * class (ioredis's Cluster, redis-py's RedisCluster), seeded with every node (the preludes'
+ * chaosClient). Nothing else in the loop changes.
+ */
+const CLIENT_LINE: Record<Language, [string, string]> = {
+  js: ["new Redis(process.env.REDIS_URL, { protocol: 2 })", "chaosClient()"],
+  python: ['redis.Redis.from_url(os.environ["REDIS_URL"])', "chaos_client()"],
+};
+
+/**
+ * The README loop for `group`, with its stream and group names, after the prelude; on Redis
+ * Cluster (`cluster`), with the cluster client of CLIENT_LINE.
+ */
+export async function consumerProgram(
+  group: ChaosGroup,
+  language: Language,
+  cluster = false,
+): Promise<Program> {
+  const written = await readmeLoop(language, group.loopAfter);
+  const [client, clusterClient] = CLIENT_LINE[language];
+  if (cluster && !written.includes(client)) {
+    throw new Error(`the README's ${language} loop after ${group.loopAfter} has no ${client}`);
+  }
+  const loop = (cluster ? written.replace(client, clusterClient) : written)
     .replaceAll("orders", group.stream)
     .replaceAll("billing", group.group);
   const dir = await mkdtemp(join(tmpdir(), "sj-chaos-consumer-"));

@@ -1,6 +1,6 @@
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { GroupConfig } from "../../src/core/configTypes.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import type { PageRequest, PageResult } from "../../src/scripts/sweepPage.js";
@@ -30,16 +30,18 @@ async function loadBuild(cli: string): Promise<Build> {
 /**
  * A stale leader, simulated: one call of the build's own sweep script for `group` with a lease
  * value that is not the lease's (a janitor paused past its TTL holds exactly that). The script
- * must refuse it (FENCED) before any write; a reply means it ran, and could have written.
+ * must refuse it (FENCED) before any write; a reply means it ran, and could have written. On
+ * Redis Cluster (`cluster`) the fence is the stream's slot fence, and the stale leader's fencing
+ * token 0, below that of every term that swept the stream since the janitors started.
  */
 export async function probeFence(
   cli: string,
-  redisUrl: string,
+  connect: () => Redis,
   group: ChaosGroup,
+  cluster = false,
 ): Promise<Violation[]> {
   const build = await loadBuild(cli);
-  const client = new Redis(redisUrl, { protocol: 2, maxRetriesPerRequest: 3 });
-  client.on("error", () => undefined); // a refused call is reported by the call itself
+  const client = connect(); // a refused call is reported by the call itself
   const redis = build.registerScripts(client);
   const config: GroupConfig = {
     ...build.defaultGroupConfig(group.stream, group.group),
@@ -58,7 +60,11 @@ export async function probeFence(
     firstWindow: 10,
     budgetMs: 2,
     rotation: 0,
-    fence: { key: LEASE_KEY, value: "chaos:a-stale-lease-value" },
+    fence: {
+      key: LEASE_KEY,
+      value: "chaos:a-stale-lease-value",
+      ...(cluster ? { slotToken: 0 } : {}),
+    },
   };
   try {
     const result = await build.runSweepPage(redis, request);

@@ -1,3 +1,5 @@
+import { sameSlotKey } from "../../src/core/keySlot.js";
+
 /**
  * The consumer groups a chaos run drives, one per janitor action, each with a README consumer
  * loop. The README's loops name `orders` and `billing`; for the other groups the same loop runs
@@ -80,16 +82,21 @@ export const READ_PAIRS: readonly { stream: string; group: string }[] = CHAOS_GR
   })),
 );
 
-/** Where the harness keeps its history in the Redis under test (never a janitor's key). */
-export const HISTORY = {
-  produced: "chaos:produced",
-  acks: "chaos:acks",
-  deliveries: "chaos:deliveries",
-  /** Keys a consumer held when it crashed, or while it stalled past minIdleMs (no heartbeat). */
-  stalls: "chaos:stalls",
-  /** "key group dead-letter-id ms" per dead letter the operator purged, or redrove (operator.ts). */
-  purged: "chaos:purged",
-  redriven: "chaos:redriven",
-} as const;
+/** What the harness records in the Redis under test (never a janitor's key), by kind. */
+export type HistoryKind = "produced" | "acks" | "deliveries" | "stalls" | "purged" | "redriven";
+
+/**
+ * Where the harness keeps one kind of history of a source stream's groups: in the stream's hash
+ * slot (`{orders}:chaos:acks`), so that on Redis Cluster the script that acknowledges an entry and
+ * logs it, and the one that produces it, touch keys of one slot. Kinds:
+ * - produced: hash, key -> "stream id";
+ * - acks, deliveries: lists (jsPrelude.ts says what a record holds);
+ * - stalls: keys a consumer held when it crashed, or while it stalled past minIdleMs;
+ * - purged, redriven: "key group dead-letter-id ms" per dead letter the operator purged, or
+ *   redrove (operator.ts).
+ */
+export function historyKey(stream: string, kind: HistoryKind): string {
+  return sameSlotKey(stream, `chaos:${kind}`);
+}
 
 export const MIN_IDLE_MS = 1000;

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { DEAD_LETTER_STREAMS, HISTORY, SOURCE_STREAMS } from "./groups.js";
+import { DEAD_LETTER_STREAMS, historyKey, SOURCE_STREAMS, type HistoryKind } from "./groups.js";
 
 /** What the checker reads: the history the run wrote into Redis, and the streams themselves. */
 export interface History {
@@ -52,14 +52,26 @@ async function entries(redis: Redis, stream: string): Promise<[string, Buffer[]]
   return reply.map(([id, fields]) => [id.toString(), fields]);
 }
 
+/** One kind of list history, every source stream's (each in its own slot), one after the other. */
+async function lists(redis: Redis, kind: HistoryKind): Promise<string[]> {
+  const all: string[] = [];
+  for (const stream of SOURCE_STREAMS)
+    all.push(...(await redis.lrange(historyKey(stream, kind), 0, -1)));
+  return all;
+}
+
 export async function readHistory(redis: Redis): Promise<History> {
+  const produced: Record<string, string> = {};
+  for (const stream of SOURCE_STREAMS) {
+    Object.assign(produced, await redis.hgetall(historyKey(stream, "produced")));
+  }
   const history: History = {
-    produced: await redis.hgetall(HISTORY.produced),
-    acks: await redis.lrange(HISTORY.acks, 0, -1),
-    deliveries: await redis.lrange(HISTORY.deliveries, 0, -1),
-    stalls: await redis.lrange(HISTORY.stalls, 0, -1),
-    purged: await redis.lrange(HISTORY.purged, 0, -1),
-    redriven: await redis.lrange(HISTORY.redriven, 0, -1),
+    produced,
+    acks: await lists(redis, "acks"),
+    deliveries: await lists(redis, "deliveries"),
+    stalls: await lists(redis, "stalls"),
+    purged: await lists(redis, "purged"),
+    redriven: await lists(redis, "redriven"),
     deadLetters: [],
     sourceBodies: {},
   };

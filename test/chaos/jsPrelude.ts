@@ -1,4 +1,4 @@
-import { HISTORY, MIN_IDLE_MS, type ChaosGroup } from "./groups.js";
+import { historyKey, MIN_IDLE_MS, type ChaosGroup } from "./groups.js";
 
 /**
  * XACK and, only if it took effect (returned 1), the acknowledgement appended to the history in
@@ -22,8 +22,10 @@ export const LATE_MS = Math.round(MIN_IDLE_MS / 2);
 const REREADS = 8;
 
 /**
- * What runs before the README's ioredis loop in a consumer process: `handle`, and wrappers on
- * ioredis' Redis class so that the README's own calls are recorded without changing its code:
+ * What runs before the README's ioredis loop in a consumer process: `handle`, `chaosClient` (on
+ * Redis Cluster the loop's client is ioredis's Cluster, consumerProgram.ts), and wrappers on
+ * ioredis' Redis and Cluster classes so that the README's own calls are recorded without changing
+ * its code (each record goes to the group's history keys, in the slot of its stream):
  * - xreadgroup and xclaim (without JUSTID): each delivered entry goes to the deliveries history,
  *   as "key group stream id ms how consumer" (how: new for `>`, own for a read of its own PEL,
  *   reread for the hot loop's re-reads);
@@ -37,8 +39,17 @@ const REREADS = 8;
  */
 export function jsPrelude(group: ChaosGroup): string {
   const g = JSON.stringify(group.group);
-  return `import { Redis as ChaosRedis } from "ioredis";
-const chaosRecorder = new ChaosRedis(process.env.REDIS_URL, { protocol: 2 });
+  const [deliveries, acks, stalls] = (["deliveries", "acks", "stalls"] as const).map((kind) =>
+    JSON.stringify(historyKey(group.stream, kind)),
+  );
+  return `import { Cluster as ChaosCluster, Redis as ChaosRedis } from "ioredis";
+// On Redis Cluster: every node as a seed ([{host, port}]), so a killed one is no obstacle.
+const chaosNodes = process.env.CHAOS_CLUSTER_NODES;
+function chaosClient() {
+  if (chaosNodes === undefined) return new ChaosRedis(process.env.REDIS_URL, { protocol: 2 });
+  return new ChaosCluster(JSON.parse(chaosNodes), { redisOptions: { protocol: 2 } });
+}
+const chaosRecorder = chaosClient();
 chaosRecorder.on("error", () => {});
 const chaosConsumer = process.env.CONSUMER;
 const chaosBehaviour = process.env.CHAOS_BEHAVIOUR ?? "healthy";
@@ -71,10 +82,11 @@ function chaosNote(stream, entries, how) {
   return records;
 }
 async function chaosRecord(records) {
-  if (records.length > 0) await chaosRecorder.rpush("${HISTORY.deliveries}", ...records);
+  if (records.length > 0) await chaosRecorder.rpush(${deliveries}, ...records);
 }
 const chaosPlain = { xreadgroup: ChaosRedis.prototype.xreadgroup, xclaim: ChaosRedis.prototype.xclaim };
-ChaosRedis.prototype.xreadgroup = async function (...args) {
+for (const ChaosClient of [ChaosRedis, ChaosCluster]) {
+ChaosClient.prototype.xreadgroup = async function (...args) {
   const reply = await chaosPlain.xreadgroup.apply(this, args);
   const how = args[args.length - 1] === ">" ? "new" : "own";
   const records = [];
@@ -82,21 +94,22 @@ ChaosRedis.prototype.xreadgroup = async function (...args) {
   await chaosRecord(records);
   return reply;
 };
-ChaosRedis.prototype.xclaim = async function (...args) {
+ChaosClient.prototype.xclaim = async function (...args) {
   const reply = await chaosPlain.xclaim.apply(this, args);
   if (!args.includes("JUSTID")) await chaosRecord(chaosNote(args[0], reply, "own"));
   return reply;
 };
-ChaosRedis.prototype.xack = function (stream, group, id) {
+ChaosClient.prototype.xack = function (stream, group, id) {
   const key = chaosHeld.get(stream + " " + id) ?? "";
   chaosHeld.delete(stream + " " + id);
   const record = [key, group, stream, id, chaosConsumer, Date.now()].join(" ");
-  return this.eval(${JSON.stringify(ACK_LUA)}, 2, stream, "${HISTORY.acks}", group, id, record);
+  return this.eval(${JSON.stringify(ACK_LUA)}, 2, stream, ${acks}, group, id, record);
 };
+}
 async function chaosStall(why, except) {
   const held = [...chaosHeld.values()].filter((key) => key !== except);
   const records = held.map((key) => [key, ${g}, Date.now(), why].join(" "));
-  if (records.length > 0) await chaosRecorder.rpush("${HISTORY.stalls}", ...records);
+  if (records.length > 0) await chaosRecorder.rpush(${stalls}, ...records);
 }
 function chaosBefore(id) {
   const [ms, seq] = id.split("-");
@@ -132,7 +145,7 @@ async function handle(fields) {
   const key = chaosKey(fields);
   // Its batch-mates' work (and a starved host) kept it waiting: the janitor may take it.
   if (Date.now() - (chaosSeenAt.get(key) ?? Date.now()) > ${LATE_MS}) {
-    await chaosRecorder.rpush("${HISTORY.stalls}", [key, ${g}, Date.now(), "late"].join(" "));
+    await chaosRecorder.rpush(${stalls}, [key, ${g}, Date.now(), "late"].join(" "));
   }
   if (fields.includes("poison")) {
     if (chaosBehaviour === "hot") await chaosHotLoop(key);

@@ -25,6 +25,7 @@ function chaosOptions(
     cli,
     maxBodyBytes: durationMs > 60_000 ? LONG_RUN_BODY_BYTES : SHORT_RUN_BODY_BYTES,
     quietMs: 30_000,
+    minEntries: 0,
   };
 }
 

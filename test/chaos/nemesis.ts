@@ -1,4 +1,3 @@
-import type { Redis } from "ioredis";
 import type { ChaosLink } from "./proxy.js";
 import type { JanitorReplica } from "./servers.js";
 import type { Topology } from "./topology.js";
@@ -10,6 +9,7 @@ type FaultKind =
   | JanitorFault
   | "kill-redis"
   | "failover"
+  | "migrate-slot"
   | "client-kill"
   | "script-flush"
   | "stale-sweep"
@@ -37,6 +37,7 @@ const WEIGHTS: [FaultKind, number][] = [
   ["stop-janitor", 3],
   ["kill-redis", 1],
   ["failover", 3],
+  ["migrate-slot", 2],
   ["client-kill", 2],
   ["script-flush", 2],
   ["stale-sweep", 1],
@@ -47,10 +48,15 @@ const WEIGHTS: [FaultKind, number][] = [
   ["dlq-purge", 1],
 ];
 
-/** The faults a topology can take: a restart from the AOF, a failover (every janitor has a link). */
+/**
+ * The faults a topology can take: a restart, a failover, a slot migration (every janitor has a
+ * link). The kinds a topology cannot take are left out before drawing, so adding one for Cluster
+ * changes no schedule of the others.
+ */
 function allows(topology: Topology, kind: FaultKind): boolean {
   if (kind === "kill-redis") return topology.restart !== undefined;
   if (kind === "failover") return topology.failover !== undefined;
+  if (kind === "migrate-slot") return topology.migrate !== undefined;
   return true;
 }
 
@@ -83,7 +89,6 @@ export function planFaults(
 
 export interface NemesisTargets {
   topology: Topology;
-  admin: Redis;
   janitors: readonly JanitorReplica[];
   /** Each janitor's link to Redis, by index. */
   links: readonly ChaosLink[];
@@ -149,20 +154,32 @@ async function janitorFault(
   return applied;
 }
 
+/** The same command on every data node (one but on Cluster); their replies, joined. */
+async function everyNode(on: NemesisTargets, command: string, ...args: string[]): Promise<string> {
+  const replies = await Promise.all(
+    on.topology.nodes().map((node) => node.call(command, ...args).catch(String)),
+  );
+  return replies.map(String).join(" ");
+}
+
 /** Applies one fault; a janitor or Redis it takes down comes back after holdMs. */
 export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promise<AppliedFault> {
   if (isJanitorFault(fault.kind)) return janitorFault(fault.kind, fault, on);
   const applied: AppliedFault = { ...fault, at: Date.now() };
+  // Which stream's master a Cluster fault strikes: drawn from the seed with the rest.
+  const pick = fault.holdMs;
   if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000));
+    applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000), pick);
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    applied.note = await on.topology.failover();
+    applied.note = await on.topology.failover(pick);
+  } else if (fault.kind === "migrate-slot" && on.topology.migrate !== undefined) {
+    applied.note = await on.topology.migrate(pick);
   } else if (fault.kind === "client-kill") {
-    applied.note = String(await on.admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"));
+    applied.note = await everyNode(on, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
   } else if (fault.kind === "script-flush") {
-    applied.note = String(await on.admin.script("FLUSH"));
+    applied.note = await everyNode(on, "SCRIPT", "FLUSH");
   } else if (fault.kind === "dlq-redrive" || fault.kind === "dlq-purge") {
     applied.note = await on.operate(fault.kind === "dlq-redrive" ? "redrive" : "purge");
   } else {

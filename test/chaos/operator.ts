@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import type { Redis } from "ioredis";
-import { CHAOS_GROUPS, HISTORY, type ChaosGroup } from "./groups.js";
+import { CHAOS_GROUPS, historyKey, type ChaosGroup } from "./groups.js";
 
 /**
  * The groups a redrive may put work back into: their requeue target is read by them alone (the
@@ -64,7 +64,7 @@ export async function operate(
   const { code, out } = await run(on.cli, kind === "purge" ? [...args, "--yes"] : args);
   const done = /"(?:redriven|purged)":1\b/u.test(out);
   if (done) {
-    const list = kind === "purge" ? HISTORY.purged : HISTORY.redriven;
+    const list = historyKey(group.stream, kind === "purge" ? "purged" : "redriven");
     await on.redis.rpush(list, [letter.key, group.group, letter.id, Date.now()].join(" "));
   }
   return `${group.group} ${letter.id} (${letter.key}): exit ${code} ${out.slice(0, 300)}`;

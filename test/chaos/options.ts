@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 
 export interface ParsedCommand {
   seed: number;
-  topology: "standalone" | "sentinel";
+  topology: "standalone" | "sentinel" | "cluster";
   durationMs: number;
   outDir: string;
   selfTest: boolean;
@@ -36,13 +36,8 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
     strict: true,
   });
   const topology = values.topology;
-  if (topology === "cluster") {
-    throw new UsageError(
-      "--topology cluster: not yet (this version runs standalone and sentinel; cluster comes later)",
-    );
-  }
-  if (topology !== "standalone" && topology !== "sentinel") {
-    throw new UsageError(`--topology: expected standalone or sentinel, got ${topology}`);
+  if (topology !== "standalone" && topology !== "sentinel" && topology !== "cluster") {
+    throw new UsageError(`--topology: expected standalone, sentinel or cluster, got ${topology}`);
   }
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) {

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { HISTORY } from "./groups.js";
+import { historyKey } from "./groups.js";
 
 /**
  * Produces with an idempotency key: the script writes the entry and the key's id in one step, and
@@ -44,13 +44,15 @@ export class ChaosProducer {
   ) {}
 
   /**
-   * Writes one entry to a stream drawn from the seed every `everyMs`, until stop(), with up to
-   * IN_FLIGHT writes waiting for Redis: a slow fsync or a loaded host slows the rate less (the
-   * data and the keys are drawn in the same order whatever the replies' timing).
+   * Writes one entry to a stream drawn from the seed every `everyMs`, until stop() and at least
+   * `minEntries` in all, with up to IN_FLIGHT writes waiting for Redis: a slow fsync or a loaded
+   * host slows the rate less (the data and the keys are drawn in the same order whatever the
+   * replies' timing). A host too busy to write `minEntries` before stop() writes the rest after
+   * it, so a short run exercises enough entries however starved the host (chaos.test.ts).
    */
-  async run(streams: readonly string[], everyMs: number): Promise<void> {
+  async run(streams: readonly string[], everyMs: number, minEntries = 0): Promise<void> {
     const inFlight = new Set<Promise<void>>();
-    for (let sequence = 0; this.running; sequence += 1) {
+    for (let sequence = 0; this.running || sequence < minEntries; sequence += 1) {
       const stream = streams[Math.floor(this.random() * streams.length)] ?? streams[0];
       if (stream === undefined) return;
       const poison = this.random() < POISON_RATE;
@@ -76,7 +78,8 @@ export class ChaosProducer {
   private async produce(stream: string, key: string, fields: (string | Buffer)[]): Promise<void> {
     for (;;) {
       try {
-        await this.redis.eval(PRODUCE_LUA, 2, stream, HISTORY.produced, key, ...fields);
+        const produced = historyKey(stream, "produced");
+        await this.redis.eval(PRODUCE_LUA, 2, stream, produced, key, ...fields);
         return;
       } catch {
         // Redis restarting or the connection killed: the same key again, written at most once.

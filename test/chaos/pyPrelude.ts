@@ -1,21 +1,37 @@
-import { HISTORY, type ChaosGroup } from "./groups.js";
+import { historyKey, type ChaosGroup } from "./groups.js";
 import { ACK_LUA, CRASH_RATE, LATE_MS, SLOW_MS, SLOW_RATE } from "./jsPrelude.js";
 
 /**
  * What runs before the README's redis-py loop: jsPrelude's recording and behaviours (healthy,
  * crashy, slow; no hot loop, no heartbeat), as wrappers on redis-py's Redis class, so that the
  * README's own calls are recorded without changing its code. Run by Debian's /usr/bin/python3.
+ * On Redis Cluster, `chaos_client()` is redis-py's RedisCluster (consumerProgram.ts puts it in
+ * the loop), and its class is wrapped too.
  */
 export function pyPrelude(group: ChaosGroup): string {
   const g = JSON.stringify(group.group);
-  return `import os
+  const [deliveries, acks, stalls] = (["deliveries", "acks", "stalls"] as const).map((kind) =>
+    JSON.stringify(historyKey(group.stream, kind)),
+  );
+  return `import json
+import os
 import random
 import sys
 import time
 
 import redis as chaos_redis
+import redis.cluster as chaos_redis_cluster
 
-chaos_recorder = chaos_redis.Redis.from_url(os.environ["REDIS_URL"])
+
+def chaos_client():
+    nodes = os.environ.get("CHAOS_CLUSTER_NODES")
+    if nodes is None:
+        return chaos_redis.Redis.from_url(os.environ["REDIS_URL"])
+    seeds = [chaos_redis_cluster.ClusterNode(n["host"], n["port"]) for n in json.loads(nodes)]
+    return chaos_redis_cluster.RedisCluster(startup_nodes=seeds)
+
+
+chaos_recorder = chaos_client()
 chaos_consumer = os.environ.get("CONSUMER", "c1")
 chaos_behaviour = os.environ.get("CHAOS_BEHAVIOUR", "healthy")
 chaos_random = random.Random(int(os.environ.get("CHAOS_SEED", "1")))
@@ -47,7 +63,7 @@ def chaos_xreadgroup(self, groupname, consumername, streams, *args, **kwargs):
                 " ".join([key, ${g}, chaos_text(stream), chaos_text(entry_id), now, how, chaos_consumer])
             )
     if records:
-        chaos_recorder.rpush("${HISTORY.deliveries}", *records)
+        chaos_recorder.rpush(${deliveries}, *records)
     return reply
 
 
@@ -58,19 +74,20 @@ def chaos_xack(self, name, groupname, *ids):
         key = chaos_held.pop(where, "")
         now = str(int(time.time() * 1000))
         record = " ".join([key, chaos_text(groupname), where[0], where[1], chaos_consumer, now])
-        done += self.eval(chaos_ack_lua, 2, name, "${HISTORY.acks}", groupname, entry_id, record)
+        done += self.eval(chaos_ack_lua, 2, name, ${acks}, groupname, entry_id, record)
     return done
 
 
-chaos_redis.Redis.xreadgroup = chaos_xreadgroup
-chaos_redis.Redis.xack = chaos_xack
+for chaos_class in (chaos_redis.Redis, chaos_redis_cluster.RedisCluster):
+    chaos_class.xreadgroup = chaos_xreadgroup
+    chaos_class.xack = chaos_xack
 
 
 def chaos_stall(why):
     now = str(int(time.time() * 1000))
     records = [" ".join([key, ${g}, now, why]) for key in chaos_held.values()]
     if records:
-        chaos_recorder.rpush("${HISTORY.stalls}", *records)
+        chaos_recorder.rpush(${stalls}, *records)
 
 
 def chaos_exit_hook(kind, value, trace):
@@ -88,7 +105,7 @@ def handle(fields):
     key = chaos_text(fields.get(b"k", b""))
     if time.time() - chaos_seen_at.get(key, time.time()) > ${LATE_MS / 1000}:
         now = str(int(time.time() * 1000))
-        chaos_recorder.rpush("${HISTORY.stalls}", " ".join([key, ${g}, now, "late"]))
+        chaos_recorder.rpush(${stalls}, " ".join([key, ${g}, now, "late"]))
     if b"poison" in fields:
         raise RuntimeError("poison " + chaos_text(fields.get(b"k", b"")))
     if chaos_behaviour == "crashy" and chaos_random.random() < ${CRASH_RATE}:

@@ -1,5 +1,11 @@
 import type { Redis } from "ioredis";
-import { CHAOS_GROUPS, DEAD_LETTER_STREAMS, HISTORY, READ_PAIRS } from "./groups.js";
+import {
+  CHAOS_GROUPS,
+  DEAD_LETTER_STREAMS,
+  historyKey,
+  READ_PAIRS,
+  SOURCE_STREAMS,
+} from "./groups.js";
 import type { Violation } from "./checker.js";
 
 async function pendingOf(redis: Redis, stream: string, group: string): Promise<number> {
@@ -24,19 +30,26 @@ async function pendingByStream(redis: Redis): Promise<Record<string, number>> {
 /** Each produced entry once per group reading its stream. */
 async function toProcess(redis: Redis): Promise<number> {
   let units = 0;
-  for (const where of await redis.hvals(HISTORY.produced)) {
-    const stream = where.slice(0, where.indexOf(" "));
-    units += CHAOS_GROUPS.filter((group) => group.stream === stream).length;
+  for (const stream of SOURCE_STREAMS) {
+    const groups = CHAOS_GROUPS.filter((group) => group.stream === stream).length;
+    units += groups * (await redis.hlen(historyKey(stream, "produced")));
   }
   return units;
+}
+
+/** The length of one kind of list history, over every source stream. */
+async function historyLength(redis: Redis, kind: "acks" | "purged"): Promise<number> {
+  let length = 0;
+  for (const stream of SOURCE_STREAMS) length += await redis.llen(historyKey(stream, kind));
+  return length;
 }
 
 async function settled(redis: Redis): Promise<boolean> {
   const pending = Object.values(await pendingByStream(redis)).reduce((a, b) => a + b, 0);
   let deadLetters = 0;
   for (const stream of DEAD_LETTER_STREAMS) deadLetters += await redis.xlen(stream);
-  const purged = await redis.llen(HISTORY.purged);
-  const done = (await redis.llen(HISTORY.acks)) + deadLetters + purged;
+  const purged = await historyLength(redis, "purged");
+  const done = (await historyLength(redis, "acks")) + deadLetters + purged;
   return pending === 0 && done >= (await toProcess(redis));
 }
 
@@ -60,21 +73,28 @@ export async function pollUntil(
  * period each hand-off would wait out a 5 s block. Only the time passes sooner: the loop does what
  * it does when the block times out.
  */
-async function wakeBlockedReaders(redis: Redis): Promise<void> {
-  const list = String(await redis.call("CLIENT", "LIST", "TYPE", "normal"));
+async function wakeBlockedReaders(node: Redis): Promise<void> {
+  const list = String(await node.call("CLIENT", "LIST", "TYPE", "normal"));
   for (const line of list.split("\n")) {
     const fields = new Map(line.split(" ").map((pair) => pair.split("=", 2) as [string, string]));
     if (fields.get("cmd") !== "xreadgroup" || !(fields.get("flags") ?? "").includes("b")) continue;
-    await redis.call("CLIENT", "UNBLOCK", fields.get("id") ?? "0");
+    await node.call("CLIENT", "UNBLOCK", fields.get("id") ?? "0");
   }
 }
 
-/** The quiet period: waits until nothing is pending and every entry is acked or dead-lettered. */
-export async function awaitQuiescence(redis: Redis, timeoutMs: number): Promise<Violation[]> {
+/**
+ * The quiet period: waits until nothing is pending and every entry is acked or dead-lettered.
+ * `nodes`: a plain client of each data node, where consumers block (one but on Cluster).
+ */
+export async function awaitQuiescence(
+  redis: Redis,
+  nodes: () => readonly Redis[],
+  timeoutMs: number,
+): Promise<Violation[]> {
   const started = Date.now();
   const quiet = async (): Promise<boolean> => {
     if (await settled(redis)) return true;
-    await wakeBlockedReaders(redis);
+    for (const node of nodes()) await wakeBlockedReaders(node).catch(() => undefined);
     return false;
   };
   if (await pollUntil(quiet, timeoutMs)) return [];

@@ -57,17 +57,25 @@ export class RecoveryWatch {
 
 /**
  * Redis time spent in the janitor's scripts (EVALSHA: the harness's own scripts go by EVAL),
- * from INFO commandstats, added up across Redis restarts (collect before each kill and at the end).
+ * from INFO commandstats, added up across servers and restarts: the latest figures of each server
+ * process (its run_id) count once. Collect from every node before each kill and at the end.
  */
 export class ScriptTime {
-  usec = 0;
-  calls = 0;
+  private readonly byServer = new Map<string, { calls: number; usec: number }>();
+
+  get usec(): number {
+    return [...this.byServer.values()].reduce((sum, figures) => sum + figures.usec, 0);
+  }
+
+  get calls(): number {
+    return [...this.byServer.values()].reduce((sum, figures) => sum + figures.calls, 0);
+  }
 
   async collect(redis: Redis): Promise<void> {
-    const info = await redis.info("commandstats");
+    const info = String(await redis.call("INFO", "server", "commandstats"));
+    const server = /run_id:(\w+)/u.exec(info)?.[1] ?? "";
     const match = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/u.exec(info);
     if (match === null) return;
-    this.calls += Number(match[1]);
-    this.usec += Number(match[2]);
+    this.byServer.set(server, { calls: Number(match[1]), usec: Number(match[2]) });
   }
 }

@@ -47,7 +47,7 @@ export async function startParties(
   }
   const [set, fleet] = await Promise.allSettled([
     startJanitors(options.cli, options.outDir, run.topology),
-    prepareFleet(random, run.topology.url),
+    prepareFleet(random, run.topology.consumerEnv),
   ]);
   // Whatever started is stopped by runChaos's finally, even if the other part failed.
   if (set.status === "fulfilled") run.set = set.value;

@@ -53,12 +53,16 @@ async function whenReady(child: ChildProcess): Promise<void> {
   }
 }
 
-/** The Redis under test: persisted with every write fsynced, so a SIGKILL loses nothing acked. */
+/** Standalone: every write fsynced to the AOF, so a SIGKILL loses nothing acknowledged. */
+const PERSISTED = ["--appendonly", "yes", "--appendfsync", "always"];
+
+/** The Redis under test (standalone: persisted by PERSISTED; a Cluster node: `args`). */
 export class ChaosRedis {
   process: ChildProcess | undefined;
   constructor(
     readonly port: number,
     readonly dir: string,
+    readonly args: readonly string[] = PERSISTED,
   ) {}
 
   get url(): string {
@@ -79,10 +83,7 @@ export class ChaosRedis {
         this.dir,
         "--save",
         "",
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
+        ...this.args,
         "--slowlog-log-slower-than",
         String(SLOWLOG_US),
         "--slowlog-max-len",

@@ -1,9 +1,10 @@
+import { Redis } from "ioredis";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
 import { ChaosLink, ChaosProxy } from "./proxy.js";
 import { ChaosRedis } from "./servers.js";
 
-export type TopologyName = "standalone" | "sentinel";
+export type TopologyName = "standalone" | "sentinel" | "cluster";
 
 /** A janitor's own way to Redis: its proxies, its `redis` configuration through them. */
 export interface JanitorLink {
@@ -13,7 +14,7 @@ export interface JanitorLink {
   portMap: Record<number, number>;
 }
 
-async function proxyTo(port: number): Promise<[ChaosProxy, number]> {
+export async function proxyTo(port: number): Promise<[ChaosProxy, number]> {
   const proxy = new ChaosProxy(() => port);
   return [proxy, await proxy.start()];
 }
@@ -23,24 +24,49 @@ export interface Topology {
   name: TopologyName;
   /** Where the harness, the producers, the consumers and the stale-leader probe reach it. */
   url: string;
+  /** A new client of the data (on Cluster, ioredis's Cluster: it routes each key to its slot). */
+  connect(): Redis;
+  /** The consumers' environment: REDIS_URL, and on Cluster CHAOS_CLUSTER_NODES (jsPrelude.ts). */
+  consumerEnv: Record<string, string>;
+  /**
+   * Plain clients of each running data node, for the commands that go to every server (CLIENT
+   * KILL, SCRIPT FLUSH, SLOWLOG, INFO, CLIENT UNBLOCK); one on standalone and Sentinel.
+   */
+  nodes(): Redis[];
   /** Each janitor reaches Redis through its own link (latency and partition faults). */
   linkJanitor(): Promise<JanitorLink>;
   /** The operator's `redis` configuration: straight to the servers. */
   operatorRedis: Record<string, unknown>;
-  /** SIGKILL of the primary and a restart from its AOF (standalone); says how it went. */
-  restart?: (downMs: number) => Promise<string>;
-  /** SENTINEL FAILOVER, resolved once the new primary is announced (sentinel). */
-  failover?: () => Promise<string>;
+  /**
+   * SIGKILL of the primary and a restart from its AOF (standalone); on Cluster of the master of a
+   * stream drawn by `pick`, restarted as a replica once its replica took over. Says how it went.
+   */
+  restart?: (downMs: number, pick: number) => Promise<string>;
+  /** SENTINEL FAILOVER, or CLUSTER FAILOVER on a drawn master's replica, once it took over. */
+  failover?: (pick: number) => Promise<string>;
+  /** Cluster: a slot migration (MIGRATE) of a drawn stream's slot to another master. */
+  migrate?: (pick: number) => Promise<string>;
   stop(): Promise<void>;
+}
+
+/** A plain client of the data; Redis is killed on purpose: reconnection errors are no news. */
+function plainClient(url: string): Redis {
+  const client = new Redis(url, { protocol: 2, maxRetriesPerRequest: 3 });
+  client.on("error", () => undefined);
+  return client;
 }
 
 /** One redis-server from PATH, appendonly with every write fsynced. */
 export async function standalone(dataDir: string): Promise<Topology> {
   const redis = new ChaosRedis(await freePort(), dataDir);
   await redis.start();
+  const node = plainClient(redis.url);
   return {
     name: "standalone",
     url: redis.url,
+    connect: () => plainClient(redis.url),
+    consumerEnv: { REDIS_URL: redis.url },
+    nodes: () => [node],
     // A restart keeps the server's port: the proxy goes on pointing at it.
     linkJanitor: async () => {
       const [proxy, port] = await proxyTo(redis.port);
@@ -56,7 +82,10 @@ export async function standalone(dataDir: string): Promise<Topology> {
       await new Promise((resolve) => setTimeout(resolve, downMs));
       return redis.start();
     },
-    stop: () => redis.kill(),
+    stop: async () => {
+      node.disconnect();
+      await redis.kill();
+    },
   };
 }
 
@@ -97,6 +126,7 @@ export async function sentinel(): Promise<Topology> {
   let primary = await set.primaryPort();
   const front = new ChaosProxy(() => primary);
   const url = `redis://127.0.0.1:${await front.start()}`;
+  const node = plainClient(url);
   // Every switch, ours or the Sentinels' own (a loaded host can look down for a second): the
   // front proxy follows it, and drops what went to the old primary.
   const watcher = set.sentinel(1);
@@ -111,6 +141,9 @@ export async function sentinel(): Promise<Topology> {
   return {
     name: "sentinel",
     url,
+    connect: () => plainClient(url),
+    consumerEnv: { REDIS_URL: url },
+    nodes: () => [node],
     linkJanitor: () => sentinelLink(set, sentinelRedis),
     operatorRedis: sentinelRedis,
     failover: async () => {
@@ -128,6 +161,7 @@ export async function sentinel(): Promise<Topology> {
       return primary === old ? "no +switch-master within 20 s" : `primary ${old} -> ${primary}`;
     },
     stop: async () => {
+      node.disconnect();
       watcher.disconnect();
       await front.close();
       await set.stop();

@@ -7,6 +7,8 @@ export interface MigrationEnds {
   readonly target: { readonly id: string; readonly port: number; readonly admin: Redis };
   /** Plain clients of the other running masters, told the new owner at the end. */
   readonly others: readonly Redis[];
+  /** MIGRATE's timeout (5 s unless given: the chaos harness moves streams of many MiB). */
+  readonly migrateTimeoutMs?: number;
 }
 
 export interface SlotMigration {
@@ -26,7 +28,8 @@ export async function beginSlotMigration(ends: MigrationEnds): Promise<SlotMigra
   await source.admin.call("CLUSTER", "SETSLOT", slot, "MIGRATING", target.id);
   const moveKeys = async (keys: readonly string[]): Promise<void> => {
     if (keys.length === 0) return;
-    await source.admin.call("MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", ...keys);
+    const timeout = ends.migrateTimeoutMs ?? 5000;
+    await source.admin.call("MIGRATE", "127.0.0.1", target.port, "", 0, timeout, "KEYS", ...keys);
   };
   return {
     moveKeys,
