@@ -37,7 +37,8 @@ export interface GroupDetail {
   events: Section<AdvisoryEventRecord[]>;
 }
 
-async function section<T>(read: () => Promise<T>): Promise<Section<T>> {
+/** A read as a page section: its value, or the error's message. */
+export async function section<T>(read: () => Promise<T>): Promise<Section<T>> {
   try {
     return { ok: true, value: await read() };
   } catch (error) {
