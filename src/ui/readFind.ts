@@ -5,7 +5,7 @@ import { ByteBudget } from "../reads/ByteBudget.js";
 import { findEntry, type FoundEntry } from "../reads/findEntry.js";
 
 /** Where an id is for the group (src/reads/findEntry.ts), within the group page's byte budget. */
-export async function readFind(
+export function readFind(
   redis: RedisClient,
   group: ResolvedGroup,
   id: string,

@@ -11,7 +11,7 @@ const GROUP_TASKS_SHOWN = 20;
  * The group's redrive tasks, from the directory beside the lease key (src/reads/
  * readRedriveTasks.ts: one ZREVRANGE, then one HGETALL per listed task, at most 1,000).
  */
-export async function readGroupTasks(
+export function readGroupTasks(
   redis: RedisClient,
   leaseKey: string,
   group: Pick<ResolvedGroup, "stream" | "group">,
@@ -24,7 +24,7 @@ export async function readGroupTasks(
 }
 
 /** One task by id; a value of undefined when none has that id (finished ones expire). */
-export async function readTask(
+export function readTask(
   redis: RedisClient,
   leaseKey: string,
   id: string,
