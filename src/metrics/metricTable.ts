@@ -5,8 +5,8 @@
  * the leader; gauges are set by every replica's collector.
  */
 import { GROUP_LABELS, type MetricDescription } from "./MetricDescription.js";
-import { GROUP_GAUGE_METRICS } from "./groupGaugeMetrics.js";
-import { SWEEP_METRICS } from "./sweepMetrics.js";
+import { GROUP_GAUGE_METRICS } from "./metricTableGauges.js";
+import { SWEEP_METRICS } from "./metricTableSweep.js";
 
 export type { MetricDescription } from "./MetricDescription.js";
 

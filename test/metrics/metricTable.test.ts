@@ -41,8 +41,11 @@ describe("METRIC_TABLE", () => {
   });
 
   it("is the only place a metric family is defined", () => {
+    const TABLE_FILES = ["metricTable.ts", "metricTableGauges.ts", "metricTableSweep.ts"];
     const elsewhere = sourceFiles(SRC)
-      .filter((path) => !path.endsWith(join("metrics", "metricTable.ts")))
+      // The table, written in three files (each under the house's 250 lines) and assembled in
+      // metricTable.ts: no other file may name a family.
+      .filter((path) => !TABLE_FILES.some((file) => path.endsWith(join("metrics", file))))
       .filter((path) => !path.endsWith(join("metrics", "createMetrics.ts")))
       .filter((path) => {
         const text = readFileSync(path, "utf8");
