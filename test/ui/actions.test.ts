@@ -15,6 +15,7 @@ import {
   TOKENS,
   VIEWER,
   type ActionsServer,
+  groupWithDeadLetters as addGroup,
 } from "./actionsSupport.js";
 
 /**
@@ -31,17 +32,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A group of its own for one test, with `count` dead letters of reason max-deliveries. */
-async function groupWithDeadLetters(name: string, count: number): Promise<ResolvedGroup> {
-  const stream = `${uniquePrefix(name)}:orders`;
-  await fixture.redis.xgroup("CREATE", stream, "billing", "$", "MKSTREAM");
-  const group = server.add(stream, "billing");
-  await addDeadLetters(fixture.redis, {
-    stream,
-    group: "billing",
-    deadLetterStream: group.deadLetterStream,
-    count,
-  });
-  return group;
+function groupWithDeadLetters(name: string, count: number): Promise<ResolvedGroup> {
+  return addGroup(fixture.redis, server, name, count);
 }
 
 async function pageAs(authorization: string, group: ResolvedGroup): Promise<string> {

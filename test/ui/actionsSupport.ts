@@ -19,6 +19,8 @@ import { SweepLog } from "../../src/ui/SweepLog.js";
 import { fabricatedReport } from "./fabricatedReport.js";
 import { testConfig } from "../support/testConfig.js";
 import { authRequest, basic, bearer, type AuthAnswer } from "../support/authRequest.js";
+import { uniquePrefix } from "../support/redisServer.js";
+import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 
 /** The credentials of the actions tests: two operators (named tokens), a viewer (basic auth). */
 export const TOKENS = { alice: "tok-alice", bob: "tok-bob" } as const;
@@ -208,4 +210,26 @@ export async function leaderRound(
     batchSize,
     now: () => 0,
   }).runOnce();
+}
+
+/**
+ * A group of its own for one test (stream `<prefix name>:orders`, group billing), added to the
+ * console, with `count` dead letters of reason max-deliveries.
+ */
+export async function groupWithDeadLetters(
+  redis: Redis,
+  server: ActionsServer,
+  name: string,
+  count: number,
+): Promise<ResolvedGroup> {
+  const stream = `${uniquePrefix(name)}:orders`;
+  await redis.xgroup("CREATE", stream, "billing", "$", "MKSTREAM");
+  const group = server.add(stream, "billing");
+  await addDeadLetters(redis, {
+    stream,
+    group: "billing",
+    deadLetterStream: group.deadLetterStream,
+    count,
+  });
+  return group;
 }

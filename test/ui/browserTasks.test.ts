@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 import { eventsIn } from "../support/eventsIn.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import {
@@ -13,6 +12,7 @@ import {
   startActionsServer,
   TOKENS,
   type ActionsServer,
+  groupWithDeadLetters,
 } from "./actionsSupport.js";
 
 /**
@@ -43,15 +43,8 @@ afterAll(async () => {
 
 describe("redrive tasks in chromium", () => {
   it("with JavaScript off, alice starts a task of all on the group page, sees its progress on reload, cancels it; nothing lost or doubled; the audit names her", async () => {
-    const stream = `${uniquePrefix("b-task")}:orders`;
-    await fixture.redis.xgroup("CREATE", stream, "billing", "$", "MKSTREAM");
-    const group = server.add(stream, "billing");
-    await addDeadLetters(fixture.redis, {
-      stream,
-      group: "billing",
-      deadLetterStream: group.deadLetterStream,
-      count: 50,
-    });
+    const group = await groupWithDeadLetters(fixture.redis, server, "b-task", 50);
+    const { stream } = group;
     const context = await browser.newContext({
       viewport: { width: 1200, height: 800 },
       javaScriptEnabled: false,

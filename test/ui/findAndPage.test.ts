@@ -15,6 +15,7 @@ import {
   startActionsServer,
   VIEWER,
   type ActionsServer,
+  groupWithDeadLetters,
 } from "./actionsSupport.js";
 
 /** Issue 34 item 6: find an entry or dead letter by id, page the dead letters, filter sweeps. */
@@ -28,15 +29,7 @@ afterAll(() => server.close());
 
 /** `count` dead letters of the group, indexed as the sweep writes them (envelope, same id). */
 async function indexedGroup(name: string, count: number): Promise<ResolvedGroup> {
-  const stream = `${uniquePrefix(name)}:orders`;
-  await fixture.redis.xgroup("CREATE", stream, "billing", "$", "MKSTREAM");
-  const group = server.add(stream, "billing");
-  await addDeadLetters(fixture.redis, {
-    stream,
-    group: "billing",
-    deadLetterStream: group.deadLetterStream,
-    count,
-  });
+  const group = await groupWithDeadLetters(fixture.redis, server, name, count);
   const keys = deadLetterIndexKeys(group);
   for (const [id, fields] of await fixture.redis.xrange(group.deadLetterStream, "-", "+")) {
     const envelope = fields.filter((_, i) => fields[i - (i % 2)]?.startsWith("x-") === true);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
-import { addDeadLetters } from "../operator/deadLetterFixtures.js";
 import { eventsIn } from "../support/eventsIn.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import {
@@ -15,6 +14,7 @@ import {
   TOKENS,
   VIEWER,
   type ActionsServer,
+  groupWithDeadLetters as addGroup,
 } from "./actionsSupport.js";
 
 /**
@@ -29,17 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function groupWithDeadLetters(name: string, count: number): Promise<ResolvedGroup> {
-  const stream = `${uniquePrefix(name)}:orders`;
-  await fixture.redis.xgroup("CREATE", stream, "billing", "$", "MKSTREAM");
-  const group = server.add(stream, "billing");
-  await addDeadLetters(fixture.redis, {
-    stream,
-    group: "billing",
-    deadLetterStream: group.deadLetterStream,
-    count,
-  });
-  return group;
+function groupWithDeadLetters(name: string, count: number): Promise<ResolvedGroup> {
+  return addGroup(fixture.redis, server, name, count);
 }
 
 async function get(path: string, authorization: string): Promise<{ status: number; text: string }> {
