@@ -270,6 +270,7 @@ describe("the web console in chromium", () => {
     ).toBeUndefined();
     await page.goto(`${daemon.httpUrl}/ui/sweeper`);
     await expect(page.locator("main").innerText()).resolves.toContain("leader (fencing token");
+    await page.screenshot({ path: new URL("sweeper.png", SCREENSHOTS).pathname });
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
     await context.close();
