@@ -160,7 +160,15 @@ async function failoverMidSweep(
   });
   const promotionToFirstSweepMs = performance.now() - promotedAt;
   const lease = `${prefix}:lease`;
-  const firstSweep = feed.calls.findIndex((call) => isScriptOn(call, stream));
+  // The MONITOR line of that sweep comes on its own connection, and may land after the PEL read
+  // above has seen the sweep's effect (a fresh clone's run read the feed before it had).
+  const firstSweep = await waitFor(
+    () => {
+      const index = feed.calls.findIndex((call) => isScriptOn(call, stream));
+      return index >= 0 ? index : undefined;
+    },
+    { what: "the first sweep script in the new primary's MONITOR feed" },
+  );
   expect(firstSweep).toBeGreaterThanOrEqual(0);
   const promotionToFirstSweepSteps = feed.calls
     .slice(0, firstSweep)
