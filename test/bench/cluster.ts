@@ -4,12 +4,11 @@
  * server (clusterScrape.ts), and the take-over after kill -9 of the leader on a cluster
  * (clusterTakeover.ts).
  */
-import { connectRedis } from "../../src/redis/connectRedis.js";
 import { startRedisCluster } from "../support/redisCluster.js";
 import { startRedis } from "../support/redisServer.js";
-import { scrapeTimes, seedGroups } from "./clusterScrape.js";
+import { scrapeConnections, scrapeTimes, seedGroups } from "./clusterScrape.js";
 import { takeOverTimes } from "./clusterTakeover.js";
-import { silent, throughput } from "./clusterThroughput.js";
+import { throughput } from "./clusterThroughput.js";
 import type { BenchOptions, ScenarioResult } from "./scenario.js";
 import { median } from "./stats.js";
 import { fmt, type Table } from "./table.js";
@@ -27,20 +26,7 @@ export async function clusterScenario(options: BenchOptions): Promise<ScenarioRe
     const runs = options.quick ? 5 : 20;
     const serverGroups = await seedGroups(serverClient, "bench:scrape");
     const clusterGroups = await seedGroups(seeder, "bench:scrape");
-    const metricsServer = connectRedis(
-      { url: server.url, password: "", passwordFile: "" },
-      { connectionName: "m", commandTimeoutMs: 10_000, logger: silent },
-    );
-    const metricsCluster = connectRedis(
-      {
-        url: cluster.seedUrl,
-        password: "",
-        passwordFile: "",
-        mode: "cluster",
-        nodes: [...cluster.seedNodes],
-      },
-      { connectionName: "m", commandTimeoutMs: 10_000, logger: silent },
-    );
+    const { metricsServer, metricsCluster } = scrapeConnections(server.url, cluster);
     const scrapeServer = await scrapeTimes(metricsServer, serverGroups, runs);
     const scrapeCluster = await scrapeTimes(metricsCluster, clusterGroups, runs);
     metricsServer.disconnect();

@@ -5,7 +5,9 @@
 import type { Cluster, Redis } from "ioredis";
 import { readGroupSnapshots } from "../../src/scrape/readGroupSnapshots.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
-import { group } from "./clusterThroughput.js";
+import { connectRedis } from "../../src/redis/connectRedis.js";
+import type { RedisClient } from "../../src/redis/RedisClient.js";
+import { group, silent } from "./clusterThroughput.js";
 
 /** 1,000 groups with a few pending entries each: 250 streams with 4 groups. */
 export async function seedGroups(redis: Redis | Cluster, prefix: string): Promise<ResolvedGroup[]> {
@@ -42,4 +44,20 @@ export async function scrapeTimes(
     if (ok !== groups.length) throw new Error(`scrape read ${ok} of ${groups.length} groups`);
   }
   return times;
+}
+
+/** The scrape's own connections, as the daemon opens them: to the one server and to the Cluster. */
+export function scrapeConnections(
+  serverUrl: string,
+  cluster: { seedUrl: string; seedNodes: readonly string[] },
+): { metricsServer: RedisClient; metricsCluster: RedisClient } {
+  const options = { connectionName: "m", commandTimeoutMs: 10_000, logger: silent };
+  const account = { password: "", passwordFile: "" };
+  return {
+    metricsServer: connectRedis({ url: serverUrl, ...account }, options),
+    metricsCluster: connectRedis(
+      { url: cluster.seedUrl, ...account, mode: "cluster", nodes: [...cluster.seedNodes] },
+      options,
+    ),
+  };
 }

@@ -7,14 +7,12 @@
  * the commands they call not again), summed over the masters on Cluster.
  */
 import type { Cluster, Redis } from "ioredis";
-import { connectRedis } from "../../src/redis/connectRedis.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { readGroupSnapshots, type ReadOptions } from "../../src/scrape/readGroupSnapshots.js";
 import { startRedisCluster } from "../support/redisCluster.js";
 import { startRedis } from "../support/redisServer.js";
 import { parseCommandStats } from "../support/commandStats.js";
-import { seedGroups } from "./clusterScrape.js";
-import { silent } from "./clusterThroughput.js";
+import { scrapeConnections, seedGroups } from "./clusterScrape.js";
 import type { BenchOptions, ScenarioResult } from "./scenario.js";
 import { median } from "./stats.js";
 import { fmt, type Table } from "./table.js";
@@ -78,20 +76,7 @@ export async function scrapeReadsScenario(options: BenchOptions): Promise<Scenar
   const cluster = await startRedisCluster();
   const serverClient = server.client();
   const seeder = cluster.client();
-  const metricsServer = connectRedis(
-    { url: server.url, password: "", passwordFile: "" },
-    { connectionName: "m", commandTimeoutMs: 10_000, logger: silent },
-  );
-  const metricsCluster = connectRedis(
-    {
-      url: cluster.seedUrl,
-      password: "",
-      passwordFile: "",
-      mode: "cluster",
-      nodes: [...cluster.seedNodes],
-    },
-    { connectionName: "m", commandTimeoutMs: 10_000, logger: silent },
-  );
+  const { metricsServer, metricsCluster } = scrapeConnections(server.url, cluster);
   try {
     const serverGroups = await seedGroups(serverClient, "bench:reads");
     const clusterGroups = await seedGroups(seeder, "bench:reads");

@@ -1,11 +1,10 @@
 import { gunzipSync } from "node:zlib";
-import { pino } from "pino";
-import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GroupSet } from "../../src/core/GroupSet.js";
 import type { StatusBoard } from "../../src/core/groupStatus.js";
 import { resolveGroup } from "../../src/core/resolveGroup.js";
-import { startHttpServer, type RunningHttpServer } from "../../src/http/createHttpServer.js";
+import type { RunningHttpServer } from "../../src/http/createHttpServer.js";
+import { startRouteServer } from "../support/startRouteServer.js";
 import { createConsoleRoute } from "../../src/ui/createConsole.js";
 import { SweepLog } from "../../src/ui/SweepLog.js";
 import { addStuckEntries } from "../support/fabricatePel.js";
@@ -72,35 +71,27 @@ beforeAll(async () => {
     statusOf: (id) =>
       id === target.id ? fabricatedGroup(stream, group, "STUCK", { pending: 3 }) : undefined,
   };
-  http = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    registry: new Registry(),
-    logger: pino({ level: "silent" }),
-    beforeScrape: () => Promise.resolve(),
-    isReady: () => Promise.resolve(true),
-    routes: [
-      createConsoleRoute({
-        board,
-        sweeps: new SweepLog(),
-        groups: new GroupSet(resolved),
-        redis: fixture.server.client(),
-        config: {
-          ...config,
-          http: {
-            ...config.http,
-            ui: {
-              ...config.http.ui,
-              enabled: true,
-              get showBodies() {
-                return showBodies;
-              },
+  http = await startRouteServer([
+    createConsoleRoute({
+      board,
+      sweeps: new SweepLog(),
+      groups: new GroupSet(resolved),
+      redis: fixture.server.client(),
+      config: {
+        ...config,
+        http: {
+          ...config.http,
+          ui: {
+            ...config.http.ui,
+            enabled: true,
+            get showBodies() {
+              return showBodies;
             },
           },
         },
-      }),
-    ],
-  });
+      },
+    }),
+  ]);
 });
 afterAll(() => http.close());
 

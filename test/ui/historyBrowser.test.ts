@@ -1,11 +1,10 @@
-import { pino } from "pino";
 import { chromium, type Browser } from "playwright-core";
-import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GroupSet } from "../../src/core/GroupSet.js";
 import type { StatusBoard } from "../../src/core/groupStatus.js";
 import { resolveGroup } from "../../src/core/resolveGroup.js";
-import { startHttpServer, type RunningHttpServer } from "../../src/http/createHttpServer.js";
+import type { RunningHttpServer } from "../../src/http/createHttpServer.js";
+import { startRouteServer } from "../support/startRouteServer.js";
 import { GroupHistory } from "../../src/status/GroupHistory.js";
 import { createConsoleRoute } from "../../src/ui/createConsole.js";
 import { SweepLog } from "../../src/ui/SweepLog.js";
@@ -39,24 +38,16 @@ beforeAll(async () => {
     history.recordSample(`${stream}/billing`, { ...read, ...sample, ...activity }, true);
   }
   const board: StatusBoard = { report: () => report, statusOf: () => report.groups[0] };
-  http = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    registry: new Registry(),
-    logger: pino({ level: "silent" }),
-    beforeScrape: () => Promise.resolve(),
-    isReady: () => Promise.resolve(true),
-    routes: [
-      createConsoleRoute({
-        board,
-        sweeps: new SweepLog(),
-        groups: new GroupSet(groups),
-        redis: fixture.server.client(),
-        config,
-        history,
-      }),
-    ],
-  });
+  http = await startRouteServer([
+    createConsoleRoute({
+      board,
+      sweeps: new SweepLog(),
+      groups: new GroupSet(groups),
+      redis: fixture.server.client(),
+      config,
+      history,
+    }),
+  ]);
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],

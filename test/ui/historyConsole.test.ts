@@ -4,7 +4,8 @@ import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GroupSet } from "../../src/core/GroupSet.js";
 import { resolveGroup, type ResolvedGroup } from "../../src/core/resolveGroup.js";
-import { startHttpServer, type RunningHttpServer } from "../../src/http/createHttpServer.js";
+import type { RunningHttpServer } from "../../src/http/createHttpServer.js";
+import { startRouteServer } from "../support/startRouteServer.js";
 import { createStatusMetrics } from "../../src/metrics/statusMetrics.js";
 import { GroupHistory } from "../../src/status/GroupHistory.js";
 import type { ReadableSample } from "../../src/status/StatusSample.js";
@@ -92,24 +93,16 @@ beforeAll(async () => {
     Date.now(),
     sampledAt,
   );
-  http = await startHttpServer({
-    host: "127.0.0.1",
-    port: 0,
-    registry: new Registry(),
-    logger: pino({ level: "silent" }),
-    beforeScrape: () => Promise.resolve(),
-    isReady: () => Promise.resolve(true),
-    routes: [
-      createConsoleRoute({
-        board: sampler,
-        sweeps: new SweepLog(),
-        groups: new GroupSet(groups),
-        redis: fixture.server.client(),
-        config,
-        history,
-      }),
-    ],
-  });
+  http = await startRouteServer([
+    createConsoleRoute({
+      board: sampler,
+      sweeps: new SweepLog(),
+      groups: new GroupSet(groups),
+      redis: fixture.server.client(),
+      config,
+      history,
+    }),
+  ]);
 });
 afterAll(() => http.close());
 
