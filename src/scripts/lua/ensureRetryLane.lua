@@ -48,12 +48,8 @@ if keyType == 'stream' then
   if found then return { 0, {}, 0 } end
 end
 
-local fenceToken = nil
-if #KEYS >= 2 then
-  local fenced
-  fenced, fenceToken = checkFence(KEYS[2], ARGV[2], 'wrote here')
-  if fenced then return redis.error_reply('FENCED ' .. fenced) end
-end
+local fenced, fenceToken = checkDeclaredFence(2, ARGV[2], 'wrote here')
+if fenced then return redis.error_reply('FENCED ' .. fenced) end
 -- Checks passed: this stream is now maintained under our token (see the fence above).
 if fenceToken then redis.call('SET', KEYS[2], fenceToken) end
 redis.call('XGROUP', 'CREATE', lane, group, '0', 'MKSTREAM')

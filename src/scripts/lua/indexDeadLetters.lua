@@ -44,12 +44,8 @@ for key, wanted in pairs({ [deadLetters] = 'stream', [index] = 'stream', [state]
 end
 if redis.call('HGET', state, 'complete') == '1' then return { 1, 0 } end
 
-local fenceToken = nil
-if #KEYS >= 4 then
-  local fenced
-  fenced, fenceToken = checkFence(KEYS[4], ARGV[4], 'wrote here')
-  if fenced then return redis.error_reply('FENCED ' .. fenced) end
-end
+local fenced, fenceToken = checkDeclaredFence(4, ARGV[4], 'wrote here')
+if fenced then return redis.error_reply('FENCED ' .. fenced) end
 -- Checks passed (the XADDs below take ids in increasing order into a stream that only this
 -- script writes until complete, emptied when the build starts: they cannot fail).
 if fenceToken then redis.call('SET', KEYS[4], fenceToken) end

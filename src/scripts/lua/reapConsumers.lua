@@ -37,12 +37,8 @@ local protected = ARGV[3]
 local dryRun = ARGV[4] == '1'
 
 -- The fence (includes/fence.lua): refused, or the token to store before the first write.
-local fenceToken = nil
-if #KEYS >= 2 then
-  local fenced
-  fenced, fenceToken = checkFence(KEYS[2], ARGV[5], 'wrote here')
-  if fenced then return redis.error_reply('FENCED ' .. fenced) end
-end
+local fenced, fenceToken = checkDeclaredFence(2, ARGV[5], 'wrote here')
+if fenced then return redis.error_reply('FENCED ' .. fenced) end
 
 local consumers = redis.pcall('XINFO', 'CONSUMERS', stream, group)
 if consumers.err then return redis.error_reply(consumers.err) end

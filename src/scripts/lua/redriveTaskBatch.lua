@@ -46,12 +46,8 @@ local startedUs = nowUs()
 local task, active, deadLetters, target, index = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local scanLimit, moveLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
 
-local fenceToken = nil
-if #KEYS >= 6 then
-  local fenced
-  fenced, fenceToken = checkFence(KEYS[6], ARGV[1], 'runs the redrive tasks here')
-  if fenced then return redis.error_reply('FENCED ' .. fenced) end
-end
+local fenced, fenceToken = checkDeclaredFence(6, ARGV[1], 'runs the redrive tasks here')
+if fenced then return redis.error_reply('FENCED ' .. fenced) end
 
 local fields = redis.call('HGETALL', task)
 local t = {}

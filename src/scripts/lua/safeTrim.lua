@@ -49,12 +49,8 @@ local counted = tonumber(ARGV[6]) or 0
 local start = ARGV[7] or '-'
 
 -- The fence (includes/fence.lua): refused, or the token to store before the first write.
-local fenceToken = nil
-if #KEYS >= 2 then
-  local fenced
-  fenced, fenceToken = checkFence(KEYS[2], ARGV[5], 'wrote here')
-  if fenced then return redis.error_reply('FENCED ' .. fenced) end
-end
+local fenced, fenceToken = checkDeclaredFence(2, ARGV[5], 'wrote here')
+if fenced then return redis.error_reply('FENCED ' .. fenced) end
 local keyType = redis.call('TYPE', stream)['ok']
 if keyType == 'none' then return { 0, 0, '', '', {}, 0 } end
 if keyType ~= 'stream' then

@@ -39,12 +39,8 @@ streamIds.lua, groupNeeds.lua.
 
 local lane, group = KEYS[1], ARGV[1]
 
-local fenceToken = nil
-if #KEYS >= 2 then
-  local fenced
-  fenced, fenceToken = checkFence(KEYS[2], ARGV[2], 'wrote here')
-  if fenced then return redis.error_reply('FENCED ' .. fenced) end
-end
+local fenced, fenceToken = checkDeclaredFence(2, ARGV[2], 'wrote here')
+if fenced then return redis.error_reply('FENCED ' .. fenced) end
 local keyType = redis.call('TYPE', lane)['ok']
 if keyType == 'none' then return { 0, 0 } end
 if keyType ~= 'stream' then

@@ -21,3 +21,11 @@ local function checkFence(key, value, newerLeaderDid)
   if redis.call('GET', key) ~= value then return 'the lease is not held by this process', nil end
   return nil, nil
 end
+
+-- The fence of a script that the leader runs with its fence key declared at KEYS[keyIndex] and an
+-- operator command runs without it (unfenced: the operator is not a leader). Returns what
+-- checkFence returns, or nil, nil when the key is not declared.
+local function checkDeclaredFence(keyIndex, value, newerLeaderDid)
+  if #KEYS < keyIndex then return nil, nil end
+  return checkFence(KEYS[keyIndex], value, newerLeaderDid)
+end
