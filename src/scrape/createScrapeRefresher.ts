@@ -23,6 +23,8 @@ export interface ScrapeRefresherOptions {
   config: JanitorConfig;
   /** The timer of a scrape's wait for its read; tests inject theirs. */
   timers?: Timers;
+  /** Monotonic clock in ms that times each read; performance.now() unless a test injects one. */
+  now?: () => number;
 }
 
 /** Keeps the gauges true to Redis: cheap reads at scrape time, PEL scans on their own cadence. */
@@ -31,8 +33,9 @@ export interface ScrapeRefresher {
   refresh(): Promise<void>;
   /**
    * Before each scrape: refresh(), but once a read has completed, waited for at most
-   * metrics.scrapeReadWaitMs; past that the scrape is answered with the gauges of the last
-   * complete read, and `landed` says when this one lands (for the next scrape). Never throws.
+   * metrics.scrapeReadWaitMs, and not at all when the last complete read took longer than that;
+   * then the scrape is answered with the gauges of the last complete read, and `landed` says
+   * when this one lands (for the next scrape). Never throws.
    */
   refreshForScrape(): Promise<ScrapeRead>;
   /** One round trip with a timeout; sets redis_up. */
@@ -76,10 +79,13 @@ class GaugeReads {
   private lastOutage = "";
   /** Whether the gauges show a complete read (false before the first, and after an outage). */
   private showingRead = false;
+  /** How long the last complete read took (ms); a scrape does not wait for one slower than its wait. */
+  private lastReadMs = 0;
   private readonly states: GroupStates;
   private readonly series = new SeriesLabels();
   private readonly log: Logger;
   private readonly timers: Timers;
+  private readonly now: () => number;
 
   constructor(
     private readonly options: ScrapeRefresherOptions,
@@ -89,6 +95,7 @@ class GaugeReads {
     this.log = options.logger.child({ component: "metrics" });
     this.states = new GroupStates(this.log);
     this.timers = options.timers ?? backgroundTimers;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /** Concurrent scrapes (several Prometheus servers) share one read of Redis. */
@@ -107,6 +114,12 @@ class GaugeReads {
       return {};
     }
     const waitMs = config.metrics.scrapeReadWaitMs;
+    // A fleet whose reads outlast the wait (tens of thousands of groups) would be answered late
+    // anyway: waiting would only add the wait to every scrape (README "How gauges are read").
+    if (this.lastReadMs > waitMs) {
+      metrics.scrapeLateReads.inc();
+      return { landed: read };
+    }
     const late = await withTimeout(
       read.then(() => false),
       waitMs,
@@ -124,6 +137,7 @@ class GaugeReads {
 
   private async readNow(): Promise<void> {
     const { redis, metrics, config } = this.options;
+    const startedAt = this.now();
     try {
       const snapshot = await readGroupSnapshots(redis, this.groups, {
         timeoutMs: config.metrics.scrapeTimeoutMs,
@@ -141,6 +155,7 @@ class GaugeReads {
         this.series,
       );
       this.showingRead = true;
+      this.lastReadMs = this.now() - startedAt;
       metrics.scrapeReadTimestamp.set(snapshot.nowMs / 1000);
       metrics.redisUp.set(1);
       if (this.lastOutage !== "") this.log.info("redis answers again; gauges restored");

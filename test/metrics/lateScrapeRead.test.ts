@@ -50,7 +50,11 @@ class ManualTimers implements Timers {
   }
 }
 
-function lateRefresher(stream: string) {
+/**
+ * `now`: the refresher's monotonic clock, which times its reads. By default it stands still, so
+ * every read looks instant and a scrape always waits for its read (up to WAIT_MS).
+ */
+function lateRefresher(stream: string, now: () => number = () => 0) {
   const timers = new ManualTimers();
   const metrics = createJanitorMetrics(new Registry(), "0.0.0-test");
   const groups = [groupConfig(stream)];
@@ -65,6 +69,7 @@ function lateRefresher(stream: string) {
       scrapeReadWaitMs: WAIT_MS,
     }),
     timers,
+    now,
   });
   return { refresher, metrics, timers, labels: { stream, group: "workers" } };
 }
@@ -124,6 +129,37 @@ describe("a scrape whose read takes longer than metrics.scrapeReadWaitMs", () =>
     expect(timers.armed).toHaveLength(0);
     expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(4);
     expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(0);
+    await refresher.stop();
+  });
+
+  it("does not wait at all once the last read took longer than the wait: it would be answered late anyway", async () => {
+    const stream = uniquePrefix("slow-reads");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
+    // Each reading of the clock is WAIT_MS + 1 later: every read takes longer than the wait.
+    let clockMs = 0;
+    const { refresher, metrics, timers, labels } = lateRefresher(stream, () => {
+      clockMs += WAIT_MS + 1;
+      return clockMs;
+    });
+    expect(await refresher.refreshForScrape()).toEqual({});
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(2);
+
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3));
+    gate.close();
+    let landed: Promise<void> | undefined;
+    try {
+      ({ landed } = await refresher.refreshForScrape());
+      // Answered without arming the wait's timer: the last read's numbers, the scrape counted.
+      expect(timers.armed).toHaveLength(0);
+      expect(landed).toBeInstanceOf(Promise);
+      expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(2);
+      expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(1);
+    } finally {
+      gate.open();
+    }
+    // Its read still lands, for the next scrape.
+    await landed;
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(5);
     await refresher.stop();
   });
 });
