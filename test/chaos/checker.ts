@@ -1,5 +1,6 @@
 import type { DeadLetter, History } from "./history.js";
 import { CHAOS_GROUPS, type ChaosGroup } from "./groups.js";
+import { byUnit, type Dropped } from "./failoverLoss.js";
 
 export interface Violation {
   invariant: string;
@@ -10,6 +11,8 @@ export interface Violation {
 export interface Verdict {
   violations: Violation[];
   counts: Record<string, number>;
+  /** What a failover dropped, and the entries it explains (failoverLoss.ts): not violations. */
+  lostByFailover: Violation[];
 }
 
 /** Records by their first two fields, "key group": each produced entry once per group. */
@@ -53,6 +56,10 @@ interface Seen {
   cuts: readonly number[];
   /** When a failover may have lost acknowledged writes (a delivery among them). */
   lossy: readonly number[];
+  /** Outcomes (acks, purges) a failover dropped, by "key group"; entries it dropped, by key. */
+  dropped: Map<string, Dropped[]>;
+  droppedEntries: Map<string, Dropped>;
+  lostByFailover: Violation[];
   collateral: number;
 }
 
@@ -101,18 +108,55 @@ interface Unit {
   seen: Seen;
 }
 
+const lastMs = (record: string): number => Number(record.slice(record.lastIndexOf(" ") + 1));
+
+function explain(seen: Seen, dropped: Dropped, what: string): void {
+  const detail = `${what}: ${dropped.kind} "${dropped.record}" answered at ${dropped.at}, dropped by the failover at ${dropped.switchAt}`;
+  seen.lostByFailover.push({ invariant: "lost-by-failover", key: dropped.key, detail });
+}
+
+/**
+ * A unit's outcomes across failovers. Facts: the acknowledgements and purges still held (or
+ * confirmed), and the dead letters. An outcome a failover dropped (failoverLoss.ts) left the entry
+ * to be processed again: when a later outcome exists it is explained, not counted; the latest of
+ * all, dropped, still counts (a duplicate before it is no failover's doing).
+ */
+function acrossFailovers(
+  unit: Unit,
+  dead: readonly DeadLetter[],
+): { acks: string[]; purged: number; facts: number } {
+  const id = `${unit.key} ${unit.group.group}`;
+  const acks = [...(unit.seen.acks.get(id) ?? [])];
+  const purges = unit.seen.purged.get(id) ?? [];
+  const facts = acks.length + dead.length + purges.length;
+  const times = [...acks, ...purges].map(lastMs).concat(dead.map((letter) => letter.at));
+  const dropped = [...(unit.seen.dropped.get(id) ?? [])].sort((a, b) => a.at - b.at);
+  const latest = dropped[dropped.length - 1];
+  let purged = purges.length;
+  for (const record of dropped) {
+    const superseded = record !== latest || times.some((at) => at > record.at);
+    if (superseded) explain(unit.seen, record, `${unit.group.group}: done again`);
+    else if (record.kind === "acks") acks.push(record.record);
+    else if (record.kind === "purged") purged += 1;
+  }
+  return { acks, purged, facts };
+}
+
 /** One produced entry in one of its stream's groups against every invariant. */
 function checkUnit(unit: Unit, out: Violation[]): void {
   const { key, group, seen } = unit;
   const id = `${key} ${group.group}`;
-  const acks = seen.acks.get(id) ?? [];
   const dead = seen.deadLetters.get(id) ?? [];
-  const purged = (seen.purged.get(id) ?? []).length;
   const redriven = (seen.redriven.get(id) ?? []).length;
   const add = (invariant: string, detail: string) =>
     out.push({ invariant, key, detail: `${group.group}: ${detail}` });
+  const { acks, purged, facts } = acrossFailovers(unit, dead);
+  if (facts === 0) {
+    const entry = seen.droppedEntries.get(key);
+    if (entry === undefined) add("lost", "neither acknowledged nor dead-lettered nor purged");
+    else explain(seen, entry, `${group.group}: the entry itself`);
+  }
   const outcomes = acks.length + dead.length + purged;
-  if (outcomes === 0) add("lost", "neither acknowledged nor dead-lettered nor purged");
   if (purged > 0 && outcomes > purged) add("purged-yet-kept", "purged, and acked or dead-lettered");
   if (acks.length > 1) add("acked-twice", `${acks.length} acknowledgements took effect`);
   if (dead.length > 1) add("dead-lettered-twice", `${dead.length} dead letters`);
@@ -135,6 +179,7 @@ export function checkHistory(
   history: History,
   cuts: readonly number[],
   lossy: readonly number[],
+  dropped: readonly Dropped[] = [],
 ): Verdict {
   const deadLetters = new Map<string, DeadLetter[]>();
   for (const letter of history.deadLetters) {
@@ -150,6 +195,8 @@ export function checkHistory(
     deadLetters,
     cuts,
     lossy,
+    ...byUnit(dropped),
+    lostByFailover: [],
     collateral: 0,
   };
   const violations: Violation[] = [];
@@ -172,6 +219,7 @@ export function checkHistory(
   const reads = history.deliveries.map((record) => record.split(" ")[5]);
   return {
     violations,
+    lostByFailover: seen.lostByFailover,
     counts: {
       produced: keys.length,
       toProcess: units,
@@ -185,6 +233,8 @@ export function checkHistory(
       purgedByOperator: history.purged.length,
       redrivenByOperator: history.redriven.length,
       collateralDeadLetters: seen.collateral,
+      droppedByFailover: dropped.length,
+      explainedByFailover: seen.lostByFailover.length,
       healthyDeadLetteredByAction: history.deadLetters.filter(
         (letter) => letter.reason === "action" && !letter.key.endsWith(":poison"),
       ).length,
