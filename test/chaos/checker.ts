@@ -1,6 +1,7 @@
 import type { DeadLetter, History } from "./history.js";
 import { CHAOS_GROUPS, type ChaosGroup } from "./groups.js";
 import { byUnit, type Dropped } from "./failoverLoss.js";
+import { outcomesAcrossFailovers } from "./outcomes.js";
 
 export interface Violation {
   invariant: string;
@@ -59,6 +60,8 @@ interface Seen {
   /** Outcomes (acks, purges) a failover dropped, by "key group"; entries it dropped, by key. */
   dropped: Map<string, Dropped[]>;
   droppedEntries: Map<string, Dropped>;
+  /** Records a replica confirmed (WAIT): outcomes no failover can undo. */
+  confirmed: ReadonlySet<string>;
   lostByFailover: Violation[];
   collateral: number;
 }
@@ -108,49 +111,29 @@ interface Unit {
   seen: Seen;
 }
 
-const lastMs = (record: string): number => Number(record.slice(record.lastIndexOf(" ") + 1));
-
 function explain(seen: Seen, dropped: Dropped, what: string): void {
   const detail = `${what}: ${dropped.kind} "${dropped.record}" answered at ${dropped.at}, dropped by the failover at ${dropped.switchAt}`;
   seen.lostByFailover.push({ invariant: "lost-by-failover", key: dropped.key, detail });
-}
-
-/**
- * A unit's outcomes across failovers. Facts: the acknowledgements and purges still held (or
- * confirmed), and the dead letters. An outcome a failover dropped (failoverLoss.ts) left the entry
- * to be processed again: when a later outcome exists it is explained, not counted; the latest of
- * all, dropped, still counts (a duplicate before it is no failover's doing).
- */
-function acrossFailovers(
-  unit: Unit,
-  dead: readonly DeadLetter[],
-): { acks: string[]; purged: number; facts: number } {
-  const id = `${unit.key} ${unit.group.group}`;
-  const acks = [...(unit.seen.acks.get(id) ?? [])];
-  const purges = unit.seen.purged.get(id) ?? [];
-  const facts = acks.length + dead.length + purges.length;
-  const times = [...acks, ...purges].map(lastMs).concat(dead.map((letter) => letter.at));
-  const dropped = [...(unit.seen.dropped.get(id) ?? [])].sort((a, b) => a.at - b.at);
-  const latest = dropped[dropped.length - 1];
-  let purged = purges.length;
-  for (const record of dropped) {
-    const superseded = record !== latest || times.some((at) => at > record.at);
-    if (superseded) explain(unit.seen, record, `${unit.group.group}: done again`);
-    else if (record.kind === "acks") acks.push(record.record);
-    else if (record.kind === "purged") purged += 1;
-  }
-  return { acks, purged, facts };
 }
 
 /** One produced entry in one of its stream's groups against every invariant. */
 function checkUnit(unit: Unit, out: Violation[]): void {
   const { key, group, seen } = unit;
   const id = `${key} ${group.group}`;
-  const dead = seen.deadLetters.get(id) ?? [];
   const redriven = (seen.redriven.get(id) ?? []).length;
   const add = (invariant: string, detail: string) =>
     out.push({ invariant, key, detail: `${group.group}: ${detail}` });
-  const { acks, purged, facts } = acrossFailovers(unit, dead);
+  const { acks, dead, purged, facts, explained } = outcomesAcrossFailovers({
+    key,
+    group: group.group,
+    acks: seen.acks.get(id) ?? [],
+    purges: seen.purged.get(id) ?? [],
+    dead: seen.deadLetters.get(id) ?? [],
+    dropped: seen.dropped.get(id) ?? [],
+    confirmed: seen.confirmed,
+    switches: seen.lossy,
+  });
+  seen.lostByFailover.push(...explained);
   if (facts === 0) {
     const entry = seen.droppedEntries.get(key);
     if (entry === undefined) add("lost", "neither acknowledged nor dead-lettered nor purged");
@@ -168,7 +151,7 @@ function checkUnit(unit: Unit, out: Violation[]): void {
   const bound = (group.maxDeliveries + 1) * (1 + redriven) + lost;
   const { janitor } = splitDeliveries(seen.deliveries.get(id) ?? []);
   if (janitor > bound) add("over-delivered", `delivered ${janitor} times, bound ${bound}`);
-  for (const letter of dead) checkLetter(unit, letter, add);
+  for (const letter of seen.deadLetters.get(id) ?? []) checkLetter(unit, letter, add);
 }
 
 /**
@@ -179,8 +162,12 @@ export function checkHistory(
   history: History,
   cuts: readonly number[],
   lossy: readonly number[],
-  dropped: readonly Dropped[] = [],
+  failovers: { dropped: readonly Dropped[]; confirmed: ReadonlySet<string> } = {
+    dropped: [],
+    confirmed: new Set(),
+  },
 ): Verdict {
+  const dropped = failovers.dropped;
   const deadLetters = new Map<string, DeadLetter[]>();
   for (const letter of history.deadLetters) {
     const unit = `${letter.key} ${letter.group}`;
@@ -196,6 +183,7 @@ export function checkHistory(
     cuts,
     lossy,
     ...byUnit(dropped),
+    confirmed: failovers.confirmed,
     lostByFailover: [],
     collateral: 0,
   };

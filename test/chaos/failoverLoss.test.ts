@@ -85,10 +85,27 @@ describe("the chaos checker across failovers", () => {
     const verdict = verdictOf(history, records);
     expect(verdict.invariants).toEqual([]);
     expect(verdict.explained).toEqual([expect.stringMatching(/workers: done again: acks/u)]);
-    // Without the local logs (Redis's history alone, as before) nothing was amiss to see; with
-    // both acks held, it is the duplicate it is, failover or not.
+    // The first one confirmed by the replica: no failover undoes it, the duplicate is one.
     const both = redisHistory({ ...held, acks: [ack(1500), ack(5000, "workers-c1")] });
-    expect(verdictOf(both, records).invariants).toEqual(["acked-twice"]);
+    const confirmed = [local("acks", ack(1500), 1500, true), ...records.slice(2)];
+    expect(verdictOf(both, confirmed).invariants).toEqual(["acked-twice"]);
+    // No failover between them: a duplicate, confirmed or not.
+    expect(verdictOf(both, records, [9000]).invariants).toEqual(["acked-twice"]);
+  });
+
+  it("seed 32: an unconfirmed ack Redis holds at the end, then a later one a failover dropped: explained", () => {
+    // The replica was promoted before its resync from the new primary ended: it brought back the
+    // old primary's writes (the first ack) and lost the new primary's (the second).
+    const history = redisHistory({ ...held, acks: [ack(1500)] });
+    const records = [
+      local("acks", ack(1500), 1500, false),
+      local("acks", ack(4000, "workers-c1"), 4000, false),
+    ];
+    const verdict = verdictOf(history, records, [1600, 6000]);
+    expect(verdict.invariants).toEqual([]);
+    expect(verdict.explained).toEqual([
+      expect.stringMatching(/done again: acks .* at 1500, unconfirmed, a failover at 1600/u),
+    ]);
   });
 
   it("an ack dropped, then the entry dead-lettered: explained, not acked-and-dead-lettered", () => {

@@ -22,6 +22,8 @@ export interface Merged {
   /** Redis's history, plus what only the local logs hold, less what a failover dropped. */
   history: History;
   dropped: Dropped[];
+  /** Every record a replica confirmed (WAIT). */
+  confirmed: Set<string>;
   /** Answered writes gone without a failover to drop them, or gone though a replica had them. */
   violations: Violation[];
 }
@@ -30,7 +32,7 @@ export interface Merged {
  * The old primary answers writes until the Sentinels demote it and the proxies follow, which is
  * after they announce the switch: a write answered this long after a switch may still be dropped.
  */
-const SWITCH_SLACK_MS = 5000;
+export const SWITCH_SLACK_MS = 5000;
 
 /** Kinds whose records are outcomes or facts the invariants count; the others are only merged. */
 const CLASSIFIED: readonly HistoryKind[] = ["produced", "acks", "purged", "redriven"];
@@ -87,6 +89,7 @@ export function mergeLocal(
   const sets = new Map(kinds.map((kind) => [kind, new Set(history[kind])]));
   const dropped: Dropped[] = [];
   const violations: Violation[] = [];
+  const confirmed = new Set(local.filter((r) => r.confirmed === true).map((r) => r.record));
   for (const record of local) {
     if (held(history, sets, record)) continue;
     if (!CLASSIFIED.includes(record.kind)) {
@@ -109,7 +112,7 @@ export function mergeLocal(
       if (record.kind === "produced") keep(history, sets, record);
     }
   }
-  return { history, dropped, violations };
+  return { history, dropped, confirmed, violations };
 }
 
 /** Dropped outcomes (acks, purges) by "key group", and dropped entries by key. */

@@ -51,7 +51,7 @@ function failoverTimes(input: JudgeInput): { lossy: number[]; cuts: number[] } {
 export function judge(input: JudgeInput): Verdict {
   const { lossy: lossPoints, cuts } = failoverTimes(input);
   const merged = mergeLocal(input.history, input.local, lossPoints);
-  const verdict = checkHistory(merged.history, cuts, lossPoints, merged.dropped);
+  const verdict = checkHistory(merged.history, cuts, lossPoints, merged);
   verdict.violations.push(...merged.violations);
   return verdict;
 }

@@ -23,6 +23,8 @@ export interface ChaosReport {
   /** The first violations with the key's history and the faults within 5 s of it. */
   explained: unknown[];
   slowCommands: unknown[];
+  /** Sentinel: when each `+switch-master` was seen (ours and the Sentinels' own). */
+  switches: number[];
   /** Leader lost -> next sweep, per fault that took the leader away. */
   recoveries: Recovery[];
   /** Wall time by phase: start (servers, janitors, consumers), schedule, quiet, checks. */

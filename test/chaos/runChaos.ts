@@ -228,6 +228,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     cli: options.cli,
     consumers,
     slowCommands: run.slow.all,
+    switches: [...(switches ?? [])],
     recoveries: (await run.recovery?.settled()) ?? [],
     phasesMs: run.phasesMs,
   };
