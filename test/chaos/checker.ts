@@ -1,5 +1,7 @@
 import type { DeadLetter, History } from "./history.js";
 import { CHAOS_GROUPS, type ChaosGroup } from "./groups.js";
+import { byUnit, type Dropped } from "./failoverLoss.js";
+import { outcomesAcrossFailovers } from "./outcomes.js";
 
 export interface Violation {
   invariant: string;
@@ -10,6 +12,8 @@ export interface Violation {
 export interface Verdict {
   violations: Violation[];
   counts: Record<string, number>;
+  /** What a failover dropped, and the entries it explains (failoverLoss.ts): not violations. */
+  lostByFailover: Violation[];
 }
 
 /** Records by their first two fields, "key group": each produced entry once per group. */
@@ -53,6 +57,12 @@ interface Seen {
   cuts: readonly number[];
   /** When a failover may have lost acknowledged writes (a delivery among them). */
   lossy: readonly number[];
+  /** Outcomes (acks, purges) a failover dropped, by "key group"; entries it dropped, by key. */
+  dropped: Map<string, Dropped[]>;
+  droppedEntries: Map<string, Dropped>;
+  /** Records a replica confirmed (WAIT): outcomes no failover can undo. */
+  confirmed: ReadonlySet<string>;
+  lostByFailover: Violation[];
   collateral: number;
 }
 
@@ -101,18 +111,35 @@ interface Unit {
   seen: Seen;
 }
 
+function explain(seen: Seen, dropped: Dropped, what: string): void {
+  const detail = `${what}: ${dropped.kind} "${dropped.record}" answered at ${dropped.at}, dropped by the failover at ${dropped.switchAt}`;
+  seen.lostByFailover.push({ invariant: "lost-by-failover", key: dropped.key, detail });
+}
+
 /** One produced entry in one of its stream's groups against every invariant. */
 function checkUnit(unit: Unit, out: Violation[]): void {
   const { key, group, seen } = unit;
   const id = `${key} ${group.group}`;
-  const acks = seen.acks.get(id) ?? [];
-  const dead = seen.deadLetters.get(id) ?? [];
-  const purged = (seen.purged.get(id) ?? []).length;
   const redriven = (seen.redriven.get(id) ?? []).length;
   const add = (invariant: string, detail: string) =>
     out.push({ invariant, key, detail: `${group.group}: ${detail}` });
+  const { acks, dead, purged, facts, explained } = outcomesAcrossFailovers({
+    key,
+    group: group.group,
+    acks: seen.acks.get(id) ?? [],
+    purges: seen.purged.get(id) ?? [],
+    dead: seen.deadLetters.get(id) ?? [],
+    dropped: seen.dropped.get(id) ?? [],
+    confirmed: seen.confirmed,
+    switches: seen.lossy,
+  });
+  seen.lostByFailover.push(...explained);
+  if (facts === 0) {
+    const entry = seen.droppedEntries.get(key);
+    if (entry === undefined) add("lost", "neither acknowledged nor dead-lettered nor purged");
+    else explain(seen, entry, `${group.group}: the entry itself`);
+  }
   const outcomes = acks.length + dead.length + purged;
-  if (outcomes === 0) add("lost", "neither acknowledged nor dead-lettered nor purged");
   if (purged > 0 && outcomes > purged) add("purged-yet-kept", "purged, and acked or dead-lettered");
   if (acks.length > 1) add("acked-twice", `${acks.length} acknowledgements took effect`);
   if (dead.length > 1) add("dead-lettered-twice", `${dead.length} dead letters`);
@@ -124,7 +151,7 @@ function checkUnit(unit: Unit, out: Violation[]): void {
   const bound = (group.maxDeliveries + 1) * (1 + redriven) + lost;
   const { janitor } = splitDeliveries(seen.deliveries.get(id) ?? []);
   if (janitor > bound) add("over-delivered", `delivered ${janitor} times, bound ${bound}`);
-  for (const letter of dead) checkLetter(unit, letter, add);
+  for (const letter of seen.deadLetters.get(id) ?? []) checkLetter(unit, letter, add);
 }
 
 /**
@@ -135,7 +162,12 @@ export function checkHistory(
   history: History,
   cuts: readonly number[],
   lossy: readonly number[],
+  failovers: { dropped: readonly Dropped[]; confirmed: ReadonlySet<string> } = {
+    dropped: [],
+    confirmed: new Set(),
+  },
 ): Verdict {
+  const dropped = failovers.dropped;
   const deadLetters = new Map<string, DeadLetter[]>();
   for (const letter of history.deadLetters) {
     const unit = `${letter.key} ${letter.group}`;
@@ -150,6 +182,9 @@ export function checkHistory(
     deadLetters,
     cuts,
     lossy,
+    ...byUnit(dropped),
+    confirmed: failovers.confirmed,
+    lostByFailover: [],
     collateral: 0,
   };
   const violations: Violation[] = [];
@@ -172,6 +207,7 @@ export function checkHistory(
   const reads = history.deliveries.map((record) => record.split(" ")[5]);
   return {
     violations,
+    lostByFailover: seen.lostByFailover,
     counts: {
       produced: keys.length,
       toProcess: units,
@@ -185,6 +221,8 @@ export function checkHistory(
       purgedByOperator: history.purged.length,
       redrivenByOperator: history.redriven.length,
       collateralDeadLetters: seen.collateral,
+      droppedByFailover: dropped.length,
+      explainedByFailover: seen.lostByFailover.length,
       healthyDeadLetteredByAction: history.deadLetters.filter(
         (letter) => letter.reason === "action" && !letter.key.endsWith(":poison"),
       ).length,

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { join } from "node:path";
 import { consumerProgram, pythonAvailable, type Program } from "./consumerProgram.js";
 import { CHAOS_GROUPS } from "./groups.js";
+import { LOCAL_LOG_ENV, WAIT_MS_ENV, type LocalHistory } from "./localHistory.js";
 
 /**
  * How a consumer process behaves, drawn from the seed per consumer (jsPrelude.ts says what each
@@ -73,11 +75,13 @@ const BEHAVIOURS: readonly Behaviour[] = ["crashy", "slow", "heartbeat", "hot", 
  * Three consumers per group, each with a behaviour and a seed drawn from `random`; the last of a
  * group whose README loop exists in redis-py runs that one (when python3-redis is installed; the
  * draws are the same either way, a behaviour the Python prelude lacks becomes slow).
- * Written and drawn, not started (startFleet): this goes on while the janitors boot.
+ * Written and drawn, not started (startFleet): this goes on while the janitors boot. Each keeps
+ * its local log in `local.dir` (localHistory.ts), and WAITs `local.waitMs` after an ack.
  */
 export async function prepareFleet(
   random: () => number,
   redisEnv: Readonly<Record<string, string>>,
+  local: LocalHistory,
 ): Promise<{ consumers: ChaosConsumer[]; programs: Program[] }> {
   const cluster = redisEnv.CHAOS_CLUSTER_NODES !== undefined;
   const consumers: ChaosConsumer[] = [];
@@ -94,7 +98,12 @@ export async function prepareFleet(
       const onPython = py !== undefined && i === CONSUMERS_PER_GROUP - 1;
       if (onPython && (behaviour === "hot" || behaviour === "heartbeat")) behaviour = "slow";
       const name = `${group.group}-c${i}${onPython ? "-py" : ""}`;
-      consumers.push(new ChaosConsumer(onPython ? py : js, name, behaviour, seed, redisEnv));
+      const env = {
+        ...redisEnv,
+        [LOCAL_LOG_ENV]: join(local.dir, `${name}.log`),
+        [WAIT_MS_ENV]: String(local.waitMs),
+      };
+      consumers.push(new ChaosConsumer(onPython ? py : js, name, behaviour, seed, env));
     }
   }
   return { consumers, programs };

@@ -1,4 +1,5 @@
 import { historyKey, MIN_IDLE_MS, type ChaosGroup } from "./groups.js";
+import { LOCAL_LOG_ENV, WAIT_MS_ENV } from "./localHistory.js";
 
 /**
  * XACK and, only if it took effect (returned 1), the acknowledgement appended to the history in
@@ -29,7 +30,9 @@ const REREADS = 8;
  * - xreadgroup and xclaim (without JUSTID): each delivered entry goes to the deliveries history,
  *   as "key group stream id ms how consumer" (how: new for `>`, own for a read of its own PEL,
  *   reread for the hot loop's re-reads);
- * - xack runs ACK_LUA instead.
+ * - xack runs ACK_LUA instead, then (on Sentinel) WAIT 1: does the replica hold it?
+ * Each record also goes to the process's local log (localHistory.ts), which a failover cannot
+ * drop: deliveries, stalls, and each acknowledgement that took effect with WAIT's verdict.
  * `handle` fails for poison entries (a hot consumer first re-reads it from its own PEL at once,
  * as a loop that retries immediately would), and by behaviour: crashy exits now and then in the
  * middle of a batch without acknowledging it; slow takes 1.5 x minIdleMs now and then, and
@@ -42,7 +45,8 @@ export function jsPrelude(group: ChaosGroup): string {
   const [deliveries, acks, stalls] = (["deliveries", "acks", "stalls"] as const).map((kind) =>
     JSON.stringify(historyKey(group.stream, kind)),
   );
-  return `import { Cluster as ChaosCluster, Redis as ChaosRedis } from "ioredis";
+  return `import { appendFileSync as chaosAppend } from "node:fs";
+import { Cluster as ChaosCluster, Redis as ChaosRedis } from "ioredis";
 // On Redis Cluster: every node as a seed ([{host, port}]), so a killed one is no obstacle.
 const chaosNodes = process.env.CHAOS_CLUSTER_NODES;
 function chaosClient() {
@@ -62,6 +66,22 @@ function chaosRandom() {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 const chaosSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// The local log (localHistory.ts): what Redis answered, kept outside Redis, and WAIT's verdict.
+const chaosLog = process.env.${LOCAL_LOG_ENV};
+const chaosWaitMs = Number(process.env.${WAIT_MS_ENV} ?? "0");
+function chaosLocal(kind, records, confirmed, at = Date.now()) {
+  if (chaosLog === undefined || records.length === 0) return;
+  const flag = confirmed === undefined ? "-" : confirmed ? "1" : "0";
+  chaosAppend(chaosLog, records.map((r) => [kind, at, flag, r].join("\\t") + "\\n").join(""));
+}
+async function chaosConfirm(client) {
+  if (chaosWaitMs <= 0) return undefined;
+  try {
+    return Number(await client.call("WAIT", 1, chaosWaitMs)) >= 1;
+  } catch {
+    return false;
+  }
+}
 function chaosKey(fields) {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === "k") return fields[i + 1];
   return "";
@@ -82,6 +102,7 @@ function chaosNote(stream, entries, how) {
   return records;
 }
 async function chaosRecord(records) {
+  chaosLocal("deliveries", records);
   if (records.length > 0) await chaosRecorder.rpush(${deliveries}, ...records);
 }
 const chaosPlain = { xreadgroup: ChaosRedis.prototype.xreadgroup, xclaim: ChaosRedis.prototype.xclaim };
@@ -99,16 +120,20 @@ ChaosClient.prototype.xclaim = async function (...args) {
   if (!args.includes("JUSTID")) await chaosRecord(chaosNote(args[0], reply, "own"));
   return reply;
 };
-ChaosClient.prototype.xack = function (stream, group, id) {
+ChaosClient.prototype.xack = async function (stream, group, id) {
   const key = chaosHeld.get(stream + " " + id) ?? "";
   chaosHeld.delete(stream + " " + id);
   const record = [key, group, stream, id, chaosConsumer, Date.now()].join(" ");
-  return this.eval(${JSON.stringify(ACK_LUA)}, 2, stream, ${acks}, group, id, record);
+  const done = await this.eval(${JSON.stringify(ACK_LUA)}, 2, stream, ${acks}, group, id, record);
+  const at = Date.now();
+  if (done === 1) chaosLocal("acks", [record], await chaosConfirm(this), at);
+  return done;
 };
 }
 async function chaosStall(why, except) {
   const held = [...chaosHeld.values()].filter((key) => key !== except);
   const records = held.map((key) => [key, ${g}, Date.now(), why].join(" "));
+  chaosLocal("stalls", records);
   if (records.length > 0) await chaosRecorder.rpush(${stalls}, ...records);
 }
 function chaosBefore(id) {
@@ -145,7 +170,9 @@ async function handle(fields) {
   const key = chaosKey(fields);
   // Its batch-mates' work (and a starved host) kept it waiting: the janitor may take it.
   if (Date.now() - (chaosSeenAt.get(key) ?? Date.now()) > ${LATE_MS}) {
-    await chaosRecorder.rpush(${stalls}, [key, ${g}, Date.now(), "late"].join(" "));
+    const late = [key, ${g}, Date.now(), "late"].join(" ");
+    chaosLocal("stalls", [late]);
+    await chaosRecorder.rpush(${stalls}, late);
   }
   if (fields.includes("poison")) {
     if (chaosBehaviour === "hot") await chaosHotLoop(key);

@@ -1,6 +1,6 @@
 import type { ChaosLink } from "./proxy.js";
 import type { JanitorReplica } from "./servers.js";
-import type { Topology } from "./topology.js";
+import { NOT_ANNOUNCED, type Topology } from "./topology.js";
 
 /** Faults aimed at one janitor replica (the leader when the plan says -1). */
 const AT_JANITOR = ["kill-janitor", "stop-janitor", "partition", "delay-link", "sighup"] as const;
@@ -30,6 +30,8 @@ export interface AppliedFault extends PlannedFault {
   at: number;
   victim?: number;
   note?: string;
+  /** false: a fault that did not happen (it failed, or its failover was never announced). */
+  happened?: boolean;
 }
 
 const WEIGHTS: [FaultKind, number][] = [
@@ -100,6 +102,8 @@ export interface NemesisTargets {
   beforeRedisKill: () => Promise<void>;
   /** A stale leader's sweep (fenceProbe.ts); says what it saw. */
   staleSweep: () => Promise<string>;
+  /** Told when Redis goes down and answers again (standalone's kill and restart). */
+  redisDown?: (down: boolean) => void;
 }
 
 async function leaderIndex(janitors: readonly JanitorReplica[]): Promise<number | undefined> {
@@ -170,7 +174,14 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
   const pick = fault.holdMs;
   if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
-    applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000), pick);
+    // Standalone has no other server: until it answers again, no janitor can sweep.
+    const alone = on.topology.name === "standalone";
+    if (alone) on.redisDown?.(true);
+    try {
+      applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000), pick);
+    } finally {
+      if (alone) on.redisDown?.(false);
+    }
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
     applied.note = await on.topology.failover(pick);
@@ -186,4 +197,29 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
     applied.note = await on.staleSweep();
   }
   return applied;
+}
+
+/** A failover not announced this long after its request was never done (the Sentinels gave up). */
+const ANNOUNCE_BOUND_MS = 20_000;
+
+/**
+ * After the schedule: which faults happened. A failed one did not; a failover whose
+ * `+switch-master` had not come when the schedule went on (topology.ts) happened if one came
+ * within ANNOUNCE_BOUND_MS, before the next failover's request, and did not otherwise.
+ */
+export function settleFaults(faults: readonly AppliedFault[], switches: readonly number[]): void {
+  const failovers = faults.filter((fault) => fault.kind === "failover");
+  for (const fault of faults) {
+    if (fault.note?.startsWith("failed:") === true) fault.happened = false;
+    if (fault.kind !== "failover" || fault.note !== NOT_ANNOUNCED) continue;
+    const next = failovers.find((other) => other.at > fault.at)?.at ?? Infinity;
+    const until = Math.min(next, fault.at + ANNOUNCE_BOUND_MS);
+    const announced = switches.find((at) => at > fault.at && at <= until);
+    if (announced === undefined) {
+      fault.happened = false;
+      fault.note = `never announced within ${until - fault.at} ms: a failover that did not happen`;
+    } else {
+      fault.note = `announced ${announced - fault.at} ms after the request`;
+    }
+  }
 }

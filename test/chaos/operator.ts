@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import type { Redis } from "ioredis";
 import { CHAOS_GROUPS, historyKey, type ChaosGroup } from "./groups.js";
+import type { LocalHistory } from "./localHistory.js";
 
 /**
  * The groups a redrive may put work back into: their requeue target is read by them alone (the
@@ -46,7 +47,7 @@ async function deadLetterOf(
 export async function operate(
   kind: "redrive" | "purge",
   random: () => number,
-  on: { redis: Redis; cli: string; config: string },
+  on: { redis: Redis; cli: string; config: string; local?: LocalHistory },
 ): Promise<string> {
   const candidates = CHAOS_GROUPS.filter((g) => kind === "purge" || REDRIVABLE.has(g.group));
   // The first group with a dead letter, from one drawn at random.
@@ -64,8 +65,12 @@ export async function operate(
   const { code, out } = await run(on.cli, kind === "purge" ? [...args, "--yes"] : args);
   const done = /"(?:redriven|purged)":1\b/u.test(out);
   if (done) {
-    const list = historyKey(group.stream, kind === "purge" ? "purged" : "redriven");
-    await on.redis.rpush(list, [letter.key, group.group, letter.id, Date.now()].join(" "));
+    const history = kind === "purge" ? "purged" : "redriven";
+    const record = [letter.key, group.group, letter.id, Date.now()].join(" ");
+    await on.redis.rpush(historyKey(group.stream, history), record);
+    // Kept outside Redis too, with WAIT's verdict (localHistory.ts).
+    const at = Date.now();
+    on.local?.add({ kind: history, record, at, confirmed: await on.local.confirm(on.redis) });
   }
   return `${group.group} ${letter.id} (${letter.key}): exit ${code} ${out.slice(0, 300)}`;
 }

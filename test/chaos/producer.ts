@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { historyKey } from "./groups.js";
+import type { LocalHistory } from "./localHistory.js";
 
 /**
  * Produces with an idempotency key: the script writes the entry and the key's id in one step, and
@@ -41,6 +42,8 @@ export class ChaosProducer {
     private readonly redis: Redis,
     private readonly random: () => number,
     private readonly maxBody: number,
+    /** Where each answered write is also recorded, with its replica's confirmation. */
+    private readonly local?: LocalHistory,
   ) {}
 
   /**
@@ -79,7 +82,8 @@ export class ChaosProducer {
     for (;;) {
       try {
         const produced = historyKey(stream, "produced");
-        await this.redis.eval(PRODUCE_LUA, 2, stream, produced, key, ...fields);
+        const reply = await this.redis.eval(PRODUCE_LUA, 2, stream, produced, key, ...fields);
+        await this.recordLocally(stream, key, String(reply));
         return;
       } catch {
         // Redis restarting or the connection killed: the same key again, written at most once.
@@ -87,5 +91,14 @@ export class ChaosProducer {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+  }
+
+  /** The script answers the new id, or "stream id" of the key's first write (a retry). */
+  private async recordLocally(stream: string, key: string, reply: string): Promise<void> {
+    if (this.local === undefined) return;
+    const at = Date.now();
+    const where = reply.includes(" ") ? reply : `${stream} ${reply}`;
+    const confirmed = await this.local.confirm(this.redis);
+    this.local.add({ kind: "produced", record: `${key} ${where}`, at, confirmed });
   }
 }

@@ -1,5 +1,6 @@
 import { historyKey, type ChaosGroup } from "./groups.js";
 import { ACK_LUA, CRASH_RATE, LATE_MS, SLOW_MS, SLOW_RATE } from "./jsPrelude.js";
+import { LOCAL_LOG_ENV, WAIT_MS_ENV } from "./localHistory.js";
 
 /**
  * What runs before the README's redis-py loop: jsPrelude's recording and behaviours (healthy,
@@ -40,6 +41,29 @@ chaos_seen_at = {}  # key -> when its latest delivery reached this process (s)
 chaos_ack_lua = ${JSON.stringify(ACK_LUA)}  # by EVAL: EVALSHA is the janitor's (recovery.ts)
 
 
+# The local log (localHistory.ts): what Redis answered, kept outside Redis, and WAIT's verdict.
+chaos_log = os.environ.get("${LOCAL_LOG_ENV}")
+chaos_wait_ms = int(os.environ.get("${WAIT_MS_ENV}", "0"))
+
+
+def chaos_local(kind, records, confirmed=None, at=None):
+    if not chaos_log or not records:
+        return
+    flag = "-" if confirmed is None else ("1" if confirmed else "0")
+    at = str(int(time.time() * 1000)) if at is None else at
+    with open(chaos_log, "a") as log:
+        log.write("".join("\\t".join([kind, at, flag, r]) + "\\n" for r in records))
+
+
+def chaos_confirm(client):
+    if chaos_wait_ms <= 0:
+        return None
+    try:
+        return int(client.execute_command("WAIT", 1, chaos_wait_ms)) >= 1
+    except Exception:
+        return False
+
+
 def chaos_text(value):
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -62,6 +86,7 @@ def chaos_xreadgroup(self, groupname, consumername, streams, *args, **kwargs):
             records.append(
                 " ".join([key, ${g}, chaos_text(stream), chaos_text(entry_id), now, how, chaos_consumer])
             )
+    chaos_local("deliveries", records)
     if records:
         chaos_recorder.rpush(${deliveries}, *records)
     return reply
@@ -74,7 +99,11 @@ def chaos_xack(self, name, groupname, *ids):
         key = chaos_held.pop(where, "")
         now = str(int(time.time() * 1000))
         record = " ".join([key, chaos_text(groupname), where[0], where[1], chaos_consumer, now])
-        done += self.eval(chaos_ack_lua, 2, name, ${acks}, groupname, entry_id, record)
+        n = self.eval(chaos_ack_lua, 2, name, ${acks}, groupname, entry_id, record)
+        at = str(int(time.time() * 1000))
+        if n == 1:
+            chaos_local("acks", [record], chaos_confirm(self), at)
+        done += n
     return done
 
 
@@ -86,6 +115,7 @@ for chaos_class in (chaos_redis.Redis, chaos_redis_cluster.RedisCluster):
 def chaos_stall(why):
     now = str(int(time.time() * 1000))
     records = [" ".join([key, ${g}, now, why]) for key in chaos_held.values()]
+    chaos_local("stalls", records)
     if records:
         chaos_recorder.rpush(${stalls}, *records)
 
@@ -105,7 +135,9 @@ def handle(fields):
     key = chaos_text(fields.get(b"k", b""))
     if time.time() - chaos_seen_at.get(key, time.time()) > ${LATE_MS / 1000}:
         now = str(int(time.time() * 1000))
-        chaos_recorder.rpush(${stalls}, " ".join([key, ${g}, now, "late"]))
+        late = " ".join([key, ${g}, now, "late"])
+        chaos_local("stalls", [late])
+        chaos_recorder.rpush(${stalls}, late)
     if b"poison" in fields:
         raise RuntimeError("poison " + chaos_text(fields.get(b"k", b"")))
     if chaos_behaviour == "crashy" and chaos_random.random() < ${CRASH_RATE}:

@@ -53,15 +53,16 @@ async function settled(redis: Redis): Promise<boolean> {
   return pending === 0 && done >= (await toProcess(redis));
 }
 
-/** Polls `check` every 250 ms until true or `timeoutMs`; true when it held. */
+/** Polls `check` every 250 ms until true or `timeoutMs` (or `expired()`); true when it held. */
 export async function pollUntil(
   check: () => Promise<boolean>,
   timeoutMs: number,
+  expired: () => boolean = () => false,
 ): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return true;
-    if (Date.now() > until) return false;
+    if (Date.now() > until || expired()) return false;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

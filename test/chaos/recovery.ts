@@ -20,33 +20,76 @@ export interface Recovery {
   at: number;
   /** Fault to the first sweep finished after it (by the janitors' clock, read every 250 ms). */
   recoveredMs: number | null;
+  /** How much of that (or of the wait, if none came) Redis was down: not the janitor's time. */
+  redisDownMs: number;
+}
+
+/** The bound on a recovery, Redis's downtime meanwhile not counted. */
+export const RECOVERY_BOUND_MS = 30_000;
+
+/** A span Redis was down: from its kill to its answering again (`up` undefined: still down). */
+export interface DownSpan {
+  down: number;
+  up: number | undefined;
+}
+
+/** How long Redis was down between `from` and `to`. */
+export function downWithin(spans: readonly DownSpan[], from: number, to: number): number {
+  let total = 0;
+  for (const span of spans) {
+    const start = Math.max(from, span.down);
+    const end = Math.min(to, span.up ?? to);
+    if (end > start) total += end - start;
+  }
+  return total;
+}
+
+/**
+ * The janitors' part of a recovery from `at` to `now`: the time passed less the time Redis was
+ * down (no janitor can sweep a Redis that does not answer; an AOF replay took 40 s on a loaded
+ * host). The bound counts from when Redis answers again.
+ */
+export function janitorTime(spans: readonly DownSpan[], at: number, now: number): number {
+  return now - at - downWithin(spans, at, now);
 }
 
 /**
  * Leader lost -> next sweep: after a fault that takes the leader away (kill, stop, partition),
  * how long until some janitor finishes a sweep (its last_sweep_success_timestamp_seconds passes
- * the fault's time). Polled every 250 ms, so a figure may be up to that much late.
+ * the fault's time), waiting up to RECOVERY_BOUND_MS of janitor time (janitorTime). Polled every
+ * 250 ms, so a figure may be up to that much late.
  */
 export class RecoveryWatch {
   readonly recoveries: Recovery[] = [];
   private readonly watching: Promise<void>[] = [];
+  private readonly spans: DownSpan[] = [];
 
   constructor(private readonly janitors: readonly JanitorReplica[]) {}
 
+  /** Redis went down (true) or answers again (false). */
+  redisDown(down: boolean, at = Date.now()): void {
+    const open = this.spans.find((span) => span.up === undefined);
+    if (down && open === undefined) this.spans.push({ down: at, up: undefined });
+    if (!down && open !== undefined) open.up = at;
+  }
+
   leaderLost(kind: string, at: number): void {
-    const recovery: Recovery = { kind, at, recoveredMs: null };
+    const recovery: Recovery = { kind, at, recoveredMs: null, redisDownMs: 0 };
     this.recoveries.push(recovery);
     const swept = async () => {
       for (const janitor of this.janitors) {
         const latest = await latestSweepMs(janitor);
         if (latest > at) {
           recovery.recoveredMs = Math.round(latest - at);
+          recovery.redisDownMs = Math.round(downWithin(this.spans, at, latest));
           return true;
         }
       }
+      recovery.redisDownMs = Math.round(downWithin(this.spans, at, Date.now()));
       return false;
     };
-    this.watching.push(pollUntil(swept, 30_000).then(() => undefined));
+    const waited = () => janitorTime(this.spans, at, Date.now()) > RECOVERY_BOUND_MS;
+    this.watching.push(pollUntil(swept, Infinity, waited).then(() => undefined));
   }
 
   async settled(): Promise<Recovery[]> {

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Verdict, Violation } from "./checker.js";
 import type { History } from "./history.js";
+import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
 import type { Recovery } from "./recovery.js";
 
@@ -14,9 +15,16 @@ export interface ChaosReport {
   faults: Record<string, number>;
   consumers: { name: string; behaviour: string; starts: number; crashes: number }[];
   violations: Violation[];
+  /**
+   * Not violations: entries a failover dropped, or that were processed again after a failover
+   * dropped their outcome (failoverLoss.ts), each with its record and the failover.
+   */
+  lostByFailover: Violation[];
   /** The first violations with the key's history and the faults within 5 s of it. */
   explained: unknown[];
   slowCommands: unknown[];
+  /** Sentinel: when each `+switch-master` was seen (ours and the Sentinels' own). */
+  switches: number[];
   /** Leader lost -> next sweep, per fault that took the leader away. */
   recoveries: Recovery[];
   /** Wall time by phase: start (servers, janitors, consumers), schedule, quiet, checks. */
@@ -49,18 +57,26 @@ function explain(violation: Violation, history: History, faults: readonly Applie
 }
 
 export function buildReport(
-  base: Omit<ChaosReport, "violations" | "explained" | "ok" | "counts" | "faults">,
+  base: Omit<
+    ChaosReport,
+    "violations" | "explained" | "ok" | "counts" | "faults" | "lostByFailover"
+  >,
   verdict: Verdict,
   history: History,
   faults: readonly AppliedFault[],
 ): ChaosReport {
   const byKind: Record<string, number> = {};
-  for (const fault of faults) byKind[fault.kind] = (byKind[fault.kind] ?? 0) + 1;
+  for (const fault of faults) {
+    // A fault that did not happen (it failed, or its failover was never announced) apart.
+    const kind = fault.happened === false ? `${fault.kind} (did not happen)` : fault.kind;
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+  }
   return {
     ...base,
     counts: verdict.counts,
     faults: byKind,
     violations: verdict.violations,
+    lostByFailover: verdict.lostByFailover,
     explained: verdict.violations.slice(0, EXPLAINED).map((v) => explain(v, history, faults)),
     ok: verdict.violations.length === 0,
   };
@@ -71,11 +87,14 @@ export async function writeReport(
   report: ChaosReport,
   history: History,
   faults: readonly AppliedFault[],
+  local: readonly LocalRecord[] = [],
 ): Promise<void> {
   // Bodies stay out of the history file: the produced ids locate them in the streams.
   const kept: Partial<History> = { ...history };
   delete kept.sourceBodies;
-  await writeFile(join(outDir, "history.json"), JSON.stringify({ ...kept, faults }, null, 1));
+  // `local`: the harness's own local records (the consumers' are in local/, one file each).
+  const file = JSON.stringify({ ...kept, faults, local }, null, 1);
+  await writeFile(join(outDir, "history.json"), file);
   await writeFile(join(outDir, "report.json"), JSON.stringify(report, null, 2));
 }
 
@@ -100,6 +119,7 @@ export function summary(report: ChaosReport): string {
     `counts: ${JSON.stringify(report.counts)}`,
     `faults: ${JSON.stringify(report.faults)}`,
     `recovery (leader lost -> next sweep): ${recoveryLine(report.recoveries)}`,
+    `dropped by failovers (Redis's, not violations): ${report.counts.droppedByFailover ?? 0} records, ${report.lostByFailover.length} entries explained`,
     `time: ${Object.entries(report.phasesMs)
       .map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`)
       .join(", ")}`,

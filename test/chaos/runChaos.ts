@@ -2,10 +2,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seededRandom } from "../support/seededRandom.js";
-import { checkHistory, type Violation } from "./checker.js";
+import type { Violation } from "./checker.js";
+import { judge } from "./judge.js";
+import { LocalHistory } from "./localHistory.js";
 import { CHAOS_GROUPS, READ_PAIRS, SOURCE_STREAMS } from "./groups.js";
 import { readHistory } from "./history.js";
-import { applyFault, planFaults, type NemesisTargets } from "./nemesis.js";
+import { applyFault, planFaults, settleFaults, type NemesisTargets } from "./nemesis.js";
 import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
 import { awaitQuiescence, lanesTrimmed } from "./quiescence.js";
@@ -13,7 +15,7 @@ import { viewsAgree } from "./agreement.js";
 import { ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
-import { sentinel, standalone, type Topology, type TopologyName } from "./topology.js";
+import { sentinel, standalone, type TopologyName } from "./topology.js";
 import { cluster } from "./clusterTopology.js";
 import { healJanitors, type JanitorSet } from "./janitors.js";
 import { lap, startParties, type Run } from "./runState.js";
@@ -40,21 +42,6 @@ const PRODUCE_EVERY_MS = 40;
 
 /** Faults that take a leader away when aimed at it. */
 const LEADER_LOST: readonly string[] = ["kill-janitor", "stop-janitor", "partition"];
-
-/**
- * Faults that cut consumers' connections, so a reply in flight may be lost, or that may lose
- * writes already answered (a failover: replication is asynchronous); see checker.ts.
- */
-const CUTS: readonly string[] = ["client-kill", "kill-redis", "failover"];
-
-/**
- * Faults that may lose writes already answered: a failover (replication is asynchronous), and on
- * Cluster a master's kill, which its replica's promotion answers (standalone replays its AOF,
- * fsynced at every write).
- */
-function lossy(topology: Topology, kind: string): boolean {
-  return kind === "failover" || (kind === "kill-redis" && topology.name === "cluster");
-}
 
 /** Every node's SLOWLOG and script time, before a server goes (they go with it) and at the end. */
 async function collectFromNodes(run: Run): Promise<void> {
@@ -85,7 +72,12 @@ async function runNemesis(
   const set = run.set;
   if (set === undefined) return;
   const operatorRandom = seededRandom(options.seed ^ 0x0be7a7);
-  const operator = { redis: run.admin, cli: options.cli, config: set.operatorConfig };
+  const operator = {
+    redis: run.admin,
+    cli: options.cli,
+    config: set.operatorConfig,
+    local: run.local,
+  };
   const targets: NemesisTargets = {
     topology: run.topology,
     janitors: set.janitors,
@@ -94,6 +86,7 @@ async function runNemesis(
     operate: (kind) => operate(kind, operatorRandom, operator),
     beforeRedisKill: () => collectFromNodes(run),
     staleSweep: () => staleSweeps(run, options),
+    redisDown: (down) => run.recovery?.redisDown(down),
   };
   for (const fault of planFaults(random, untilMs, set.janitors.length, run.topology)) {
     const wait = started + fault.atMs - Date.now();
@@ -113,10 +106,13 @@ async function runNemesis(
 
 async function schedule(run: Run, options: ChaosOptions, random: () => number): Promise<void> {
   const activeMs = Math.round(options.durationMs * 0.75);
+  // Its own connection: each write is followed by WAIT (on Sentinel), which holds the connection.
+  const connection = run.topology.connect();
   const producer = new ChaosProducer(
-    run.admin,
+    connection,
     seededRandom(options.seed ^ 0x5eed),
     options.maxBodyBytes,
+    run.local,
   );
   const started = Date.now();
   const producing = producer.run(SOURCE_STREAMS, PRODUCE_EVERY_MS, options.minEntries);
@@ -125,6 +121,7 @@ async function schedule(run: Run, options: ChaosOptions, random: () => number): 
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   producer.stop();
   await producing;
+  connection.disconnect();
   if (run.set !== undefined) healJanitors(run.set);
 }
 
@@ -163,6 +160,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     auditor: new PendingAuditor(admin, READ_PAIRS),
     recovery: undefined,
     scriptTime: new ScriptTime(),
+    local: await LocalHistory.create(options.outDir, options.topology === "sentinel"),
     phasesMs: {},
     lapStarted: Date.now(),
   };
@@ -185,6 +183,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await staleSweeps(run, options);
     extra.push(...run.fenceViolations);
     lap(run, "checks");
+    // Their local logs complete before the checker reads them.
+    await Promise.all(run.consumers.map((consumer) => consumer.stop()));
     return await finish(run, options, extra);
   } finally {
     await Promise.all(run.consumers.map((consumer) => consumer.stop()));
@@ -198,13 +198,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
 async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Promise<ChaosReport> {
   const history = await readHistory(run.admin);
-  const cuts = run.faults.filter((fault) => CUTS.includes(fault.kind)).map((fault) => fault.at);
-  const lost = run.faults.filter((fault) => lossy(run.topology, fault.kind));
-  const verdict = checkHistory(
+  const switches = run.topology.switches;
+  settleFaults(run.faults, switches ?? []);
+  const local = await run.local.all();
+  const verdict = judge({
+    topology: options.topology,
     history,
-    cuts,
-    lost.map((fault) => fault.at),
-  );
+    local,
+    faults: run.faults,
+    switches,
+  });
   const units = verdict.counts.toProcess ?? 0;
   verdict.counts.janitorScriptUsPerEntry = Math.round(run.scriptTime.usec / Math.max(1, units));
   verdict.counts.janitorScriptCalls = run.scriptTime.calls;
@@ -225,16 +228,19 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     cli: options.cli,
     consumers,
     slowCommands: run.slow.all,
+    switches: [...(switches ?? [])],
     recoveries: (await run.recovery?.settled()) ?? [],
     phasesMs: run.phasesMs,
   };
   for (const lost of base.recoveries.filter((r) => r.recoveredMs === null)) {
-    const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s`;
+    const down =
+      lost.redisDownMs > 0 ? ` (Redis down ${lost.redisDownMs} ms meanwhile, not counted)` : "";
+    const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s${down}`;
     verdict.violations.push({ invariant: "leader-not-replaced", detail });
   }
   const stderr = run.consumers.map((c) => `== ${c.name} (${c.behaviour})\n${c.stderr}`).join("\n");
   await writeFile(join(options.outDir, "consumers.log"), stderr);
   const report = buildReport(base, verdict, history, run.faults);
-  await writeReport(options.outDir, report, history, run.faults);
+  await writeReport(options.outDir, report, history, run.faults, run.local.records);
   return report;
 }

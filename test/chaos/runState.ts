@@ -5,6 +5,7 @@ import { prepareFleet, startFleet, type ChaosConsumer } from "./consumerFleet.js
 import type { Program } from "./consumerProgram.js";
 import { CHAOS_GROUPS } from "./groups.js";
 import { startJanitors, type JanitorSet } from "./janitors.js";
+import type { LocalHistory } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
 import { RecoveryWatch, type ScriptTime } from "./recovery.js";
 import type { ChaosOptions } from "./runChaos.js";
@@ -25,6 +26,8 @@ export interface Run {
   auditor: PendingAuditor;
   recovery: RecoveryWatch | undefined;
   scriptTime: ScriptTime;
+  /** What the parties recorded outside Redis (localHistory.ts). */
+  local: LocalHistory;
   /** Where the run's time went, by phase (the report's phasesMs). */
   phasesMs: Record<string, number>;
   lapStarted: number;
@@ -47,7 +50,7 @@ export async function startParties(
   }
   const [set, fleet] = await Promise.allSettled([
     startJanitors(options.cli, options.outDir, run.topology),
-    prepareFleet(random, run.topology.consumerEnv),
+    prepareFleet(random, run.topology.consumerEnv, run.local),
   ]);
   // Whatever started is stopped by runChaos's finally, even if the other part failed.
   if (set.status === "fulfilled") run.set = set.value;

@@ -46,6 +46,8 @@ export interface Topology {
   failover?: (pick: number) => Promise<string>;
   /** Cluster: a slot migration (MIGRATE) of a drawn stream's slot to another master. */
   migrate?: (pick: number) => Promise<string>;
+  /** Sentinel: when each `+switch-master` was seen, ours or the Sentinels' own (host ms). */
+  switches?: number[];
   stop(): Promise<void>;
 }
 
@@ -109,6 +111,13 @@ async function sentinelLink(
 }
 
 /**
+ * How long a failover's fault waits for `+switch-master` before the schedule goes on (a later
+ * one is found in `switches`; nemesis.ts settles which failovers happened).
+ */
+const FAILOVER_WAIT_MS = 5000;
+export const NOT_ANNOUNCED = "no +switch-master yet";
+
+/**
  * 1 primary, 1 replica, 3 Sentinels (test/support's SentinelSet; data nodes without AOF). The
  * janitors use Sentinel as configured in the README, each through its own link (sentinelLink);
  * the producers, the README's consumer loops (which take one URL) and the harness reach the
@@ -129,6 +138,7 @@ export async function sentinel(): Promise<Topology> {
   const node = plainClient(url);
   // Every switch, ours or the Sentinels' own (a loaded host can look down for a second): the
   // front proxy follows it, and drops what went to the old primary.
+  const switches: number[] = [];
   const watcher = set.sentinel(1);
   await watcher.subscribe("+switch-master");
   watcher.on("message", (_channel: string, message: string) => {
@@ -136,6 +146,7 @@ export async function sentinel(): Promise<Topology> {
     const parts = message.split(" ");
     if (parts[0] !== MASTER_NAME || Number(parts[4]) === primary) return;
     primary = Number(parts[4]);
+    switches.push(Date.now());
     front.dropConnections();
   });
   return {
@@ -154,12 +165,13 @@ export async function sentinel(): Promise<Topology> {
       } finally {
         client.disconnect();
       }
-      const until = Date.now() + 20_000;
+      const until = Date.now() + FAILOVER_WAIT_MS;
       while (primary === old && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      return primary === old ? "no +switch-master within 20 s" : `primary ${old} -> ${primary}`;
+      return primary === old ? NOT_ANNOUNCED : `primary ${old} -> ${primary}`;
     },
+    switches,
     stop: async () => {
       node.disconnect();
       watcher.disconnect();
