@@ -1,4 +1,4 @@
-import { Cluster } from "ioredis";
+import { Cluster } from "./ioredis.js";
 import type { ConnectionLogger } from "../logging/silentLogger.js";
 import {
   credentialsOf,

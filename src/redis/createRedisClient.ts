@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
+import { Redis } from "./ioredis.js";
 import type { ConnectionLogger } from "../logging/silentLogger.js";
 import { endpointOptions, type RedisEndpointSettings } from "./connectionOptions.js";
 import { withAclAdvice } from "./aclAdvice.js";
