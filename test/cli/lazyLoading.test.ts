@@ -82,6 +82,25 @@ describe("the CLI loads only the command it runs", () => {
     expect(result.packages).toEqual([]);
   });
 
+  it("--help loads the command specs, none of the code they run", async () => {
+    const log = join(dir, "resolved-help-layers.txt");
+    await writeFile(log, "");
+    const child = spawn(process.execPath, ["--import", register, CLI, "--help"], {
+      env: { ...process.env, SJ_RESOLVED_LOG: log },
+      stdio: "ignore",
+    });
+    const [code] = (await once(child, "exit")) as [number | null];
+    const dist = new URL("../../dist/", import.meta.url).href;
+    const layers = (await readFile(log, "utf8"))
+      .split("\n")
+      .filter((url) => url.startsWith(dist))
+      .map((url) => url.slice(dist.length).split("/")[0] ?? "");
+    expect(code).toBe(0);
+    // Issue 33, item 11: a spec (help, options, checks) reaches the domain's names (core/) and
+    // duration parsing (config/), no Redis code, no script and no operation.
+    expect([...new Set(layers)].sort()).toEqual(["cli.js", "commands", "config", "core"]);
+  });
+
   it.each([[["trim", "--stream", "s"]], [["bogus"]], [["sweep", "--nope"]]])(
     "a usage error (%j) loads none of them either",
     async (args) => {
