@@ -41,9 +41,10 @@ async function wallMs(args: readonly string[], env: NodeJS.ProcessEnv): Promise<
 }
 
 /**
- * `npm run bench -- --only=9`: CLI start-up (issue 22, item 6; issue 33, item 11). Wall time, spawn to exit, of a
- * bare `node -e ""`, `cli.js --version`, `cli.js --help`, `cli.js inspect --config F` with one
- * group configured, and the plain script of plainInspect.ts (ioredis and the same commands).
+ * `npm run bench -- --only=9`: CLI start-up (issue 22, item 6; issue 33, item 11). Wall time,
+ * spawn to exit, of a bare `node -e ""`, `cli.js --version`, `cli.js --help`, `cli.js inspect
+ * --config F` with one group configured, and the plain script of plainInspect.ts (ioredis and
+ * the same commands).
  * The five run interleaved (the order rotates each round), 15 rounds (7 with --quick), against
  * one throwaway redis-server; the targets compare medians.
  */
