@@ -32,6 +32,32 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS packages are loaded with require(), each in one module: imported, Node 20 takes
+    // every file they require through its ES module loader, which costs a command's start-up
+    // (src/redis/ioredis.ts). Their types may still be imported.
+    files: ["src/**/*.ts"],
+    ignores: ["src/redis/ioredis.ts", "src/config/convict.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "ioredis",
+              message: "take Redis and Cluster from src/redis/ioredis.ts (loaded with require())",
+              allowTypeImports: true,
+            },
+            {
+              name: "convict",
+              message: "take convict from src/config/convict.ts (loaded with require())",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { open, stat, type FileHandle } from "node:fs/promises";
 
 /**
  * Configuration files hold every listed group (300 groups with all their keys take about 75 KiB,
@@ -31,6 +31,27 @@ function kindOf(stats: {
 }
 
 /**
+ * At most `limit` bytes of an open file. The buffer starts at the size stat gave (plus one byte,
+ * to see the end in one read) and doubles while the file goes on, up to `limit`: one of the
+ * limit's size (4 MiB for a configuration file) would be zero-filled at every command's start.
+ */
+async function readAtMost(handle: FileHandle, size: number, limit: number): Promise<Buffer> {
+  let buffer = Buffer.alloc(Math.min(size + 1, limit));
+  let length = 0;
+  while (length < limit) {
+    if (length === buffer.length) {
+      const grown = Buffer.alloc(Math.min(buffer.length * 2, limit));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return buffer.subarray(0, length);
+}
+
+/**
  * Reads a regular file of at most `maxBytes` without ever blocking or reading much: stat
  * first (a FIFO would block open() and read() forever, a device would stream without end), then
  * open with O_NONBLOCK and check the opened file again (it may have been swapped in between),
@@ -53,15 +74,9 @@ export async function readSmallFile(path: string, maxBytes: number): Promise<Sma
       if (!opened.isFile()) {
         return { ok: false, problem: `a regular file (found ${kindOf(opened)})` };
       }
-      const buffer = Buffer.alloc(maxBytes + 1);
-      let length = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-        if (length > maxBytes) return { ok: false, problem: tooBig(length) };
-      }
-      return { ok: true, text: buffer.subarray(0, length).toString("utf8") };
+      const read = await readAtMost(handle, opened.size, maxBytes + 1);
+      if (read.length > maxBytes) return { ok: false, problem: tooBig(read.length) };
+      return { ok: true, text: read.toString("utf8") };
     } finally {
       await handle.close();
     }

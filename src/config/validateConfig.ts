@@ -1,4 +1,4 @@
-import convict from "convict";
+import { convict } from "./convict.js";
 import { ConfigError, ConfigProblems, configErrorsFromConvict } from "./ConfigError.js";
 import { checkEventsStream } from "./checkEventsStream.js";
 import { checkKeyRoles } from "./checkKeyRoles.js";

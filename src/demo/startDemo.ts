@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { Redis } from "../redis/ioredis.js";
 import type { Logger } from "pino";
 import type { JanitorConfig } from "../core/configTypes.js";
 import { readVersion } from "../commands/readVersion.js";

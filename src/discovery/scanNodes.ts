@@ -1,4 +1,4 @@
-import { Cluster, type Redis } from "ioredis";
+import { Cluster, type Redis } from "../redis/ioredis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 
 /**

@@ -1,10 +1,10 @@
 import type { ScriptedRedis } from "../scripts/scriptedRedis.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { HeldBackTally } from "./HeldBackTally.js";
-import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../core/copyMetadata.js";
+import type { DeadLetterReason } from "../core/copyMetadata.js";
 import { runRedriveDeadLetters } from "../scripts/redriveDeadLetters.js";
 
-export { DEAD_LETTER_REASONS, type DeadLetterReason };
+export type { DeadLetterReason };
 
 /** Dead letters examined per script call: about a millisecond of Redis time for small entries. */
 export const DEAD_LETTER_PAGE_SIZE = 500;

@@ -1,4 +1,4 @@
-import type { Logger } from "pino";
+import type { ConnectionLogger } from "../logging/silentLogger.js";
 import type { RedisConfig } from "../core/configTypes.js";
 import type { ConnectionProblems } from "./ConnectionProblems.js";
 import type { RedisEndpointSettings } from "./connectionOptions.js";
@@ -10,7 +10,7 @@ export interface ConnectionRole {
   /** Shown in CLIENT LIST (on every node of a cluster). */
   connectionName: string;
   commandTimeoutMs: number;
-  logger: Logger;
+  logger: ConnectionLogger;
   /** No resend across a reconnect (the lease). */
   failFast?: boolean;
   /** Shared by a process' connections: their trouble is logged once per change, not each. */

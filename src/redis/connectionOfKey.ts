@@ -1,4 +1,4 @@
-import { Cluster, type Redis } from "ioredis";
+import { Cluster, type Redis } from "./ioredis.js";
 import { keySlot } from "../core/keySlot.js";
 import type { RedisClient } from "./RedisClient.js";
 

@@ -1,5 +1,5 @@
-import { Cluster } from "ioredis";
-import type { Logger } from "pino";
+import { Cluster } from "./ioredis.js";
+import type { ConnectionLogger } from "../logging/silentLogger.js";
 import {
   credentialsOf,
   parseHostPort,
@@ -15,7 +15,7 @@ export type ClusterClientOptions = RedisEndpointSettings & {
   connectionName: string;
   /** Bounds every command on every node (see createRedisClient). */
   commandTimeoutMs: number;
-  logger: Logger;
+  logger: ConnectionLogger;
   /** As in createRedisClient: no resend across a reconnect (the lease). */
   failFast?: boolean; /** Shared by a process' connections: their trouble is logged once per change, not each. */
   problems?: ConnectionProblems;

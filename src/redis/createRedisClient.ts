@@ -1,5 +1,6 @@
-import { Redis, type RedisOptions } from "ioredis";
-import type { Logger } from "pino";
+import type { RedisOptions } from "ioredis";
+import { Redis } from "./ioredis.js";
+import type { ConnectionLogger } from "../logging/silentLogger.js";
 import { endpointOptions, type RedisEndpointSettings } from "./connectionOptions.js";
 import { withAclAdvice } from "./aclAdvice.js";
 import type { ConnectionProblems } from "./ConnectionProblems.js";
@@ -16,7 +17,7 @@ export type RedisClientOptions = RedisEndpointSettings & {
    * (ioredis' default reconnect schedule) before failing.
    */
   commandTimeoutMs: number;
-  logger: Logger;
+  logger: ConnectionLogger;
   /**
    * Fail commands at once when the connection drops instead of resending them after reconnect:
    * for the lease, where a late renewal is worse than none.

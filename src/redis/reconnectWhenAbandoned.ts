@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Logger } from "pino";
+import type { ConnectionLogger } from "../logging/silentLogger.js";
 
 /**
  * Connects a client again when ioredis ends it without the product having closed it.
@@ -16,7 +16,11 @@ import type { Logger } from "pino";
  */
 export function reconnectWhenAbandoned(
   client: Redis,
-  { connectionName, logger, delayMs }: { connectionName: string; logger: Logger; delayMs: number },
+  {
+    connectionName,
+    logger,
+    delayMs,
+  }: { connectionName: string; logger: ConnectionLogger; delayMs: number },
 ): void {
   let closedByProduct = false;
   let revival: NodeJS.Timeout | undefined;

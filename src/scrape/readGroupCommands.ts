@@ -1,4 +1,4 @@
-import { Cluster } from "ioredis";
+import { Cluster } from "../redis/ioredis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import {
   isReplyError,

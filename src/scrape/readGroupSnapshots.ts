@@ -1,4 +1,4 @@
-import { Cluster } from "ioredis";
+import { Cluster } from "../redis/ioredis.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { ScrapeSnapshot } from "./GroupReading.js";

@@ -38,11 +38,14 @@ afterAll(async () => {
 
 let runs = 0;
 
-/** Runs the CLI with the hook; resolves to its exit code and the packages it loaded. */
+/**
+ * Runs the CLI with the hook; resolves to its exit code, the packages it loaded, and those of
+ * them the ESM loader resolved (an `import`, rather than require()).
+ */
 async function packagesLoadedBy(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; packages: string[] }> {
+): Promise<{ code: number | null; packages: string[]; imported: string[] }> {
   runs += 1;
   const log = join(dir, `resolved-${runs}.txt`);
   await writeFile(log, "");
@@ -52,10 +55,11 @@ async function packagesLoadedBy(
   });
   const [code] = (await once(child, "exit")) as [number | null];
   const urls = (await readFile(log, "utf8")).split("\n");
-  const packages = RUNTIME_PACKAGES.filter((name) =>
-    urls.some((url) => url.includes(`/node_modules/${name}/`)),
-  );
-  return { code, packages };
+  const inPackage = (name: string) => (url: string) => url.includes(`/node_modules/${name}/`);
+  const packages = RUNTIME_PACKAGES.filter((name) => urls.some(inPackage(name)));
+  const imports = urls.filter((url) => !url.startsWith("require "));
+  const imported = RUNTIME_PACKAGES.filter((name) => imports.some(inPackage(name)));
+  return { code, packages, imported };
 }
 
 describe("the CLI loads only the command it runs", () => {
@@ -78,6 +82,25 @@ describe("the CLI loads only the command it runs", () => {
     expect(result.packages).toEqual([]);
   });
 
+  it("--help loads the command specs, none of the code they run", async () => {
+    const log = join(dir, "resolved-help-layers.txt");
+    await writeFile(log, "");
+    const child = spawn(process.execPath, ["--import", register, CLI, "--help"], {
+      env: { ...process.env, SJ_RESOLVED_LOG: log },
+      stdio: "ignore",
+    });
+    const [code] = (await once(child, "exit")) as [number | null];
+    const dist = new URL("../../dist/", import.meta.url).href;
+    const layers = (await readFile(log, "utf8"))
+      .split("\n")
+      .filter((url) => url.startsWith(dist))
+      .map((url) => url.slice(dist.length).split("/")[0] ?? "");
+    expect(code).toBe(0);
+    // Issue 33, item 11: a spec (help, options, checks) reaches the domain's names (core/) and
+    // duration parsing (config/), no Redis code, no script and no operation.
+    expect([...new Set(layers)].sort()).toEqual(["cli.js", "commands", "config", "core"]);
+  });
+
   it.each([[["trim", "--stream", "s"]], [["bogus"]], [["sweep", "--nope"]]])(
     "a usage error (%j) loads none of them either",
     async (args) => {
@@ -87,7 +110,7 @@ describe("the CLI loads only the command it runs", () => {
     },
   );
 
-  it("inspect with a JSON file loads the client, the logger and convict, nothing else", async () => {
+  it("inspect with a JSON file loads the client and convict, nothing else: no logger", async () => {
     const prefix = uniquePrefix("lazy-inspect");
     const config = join(dir, "inspect.json");
     await writeFile(config, JSON.stringify({ groups: [{ stream: `${prefix}:s`, group: "g" }] }));
@@ -95,7 +118,11 @@ describe("the CLI loads only the command it runs", () => {
       STREAM_JANITOR_REDIS_URL: fixture.server.url,
     });
     expect(result.code).toBe(0);
-    expect(result.packages).toEqual(["ioredis", "pino", "convict"]);
+    // Issue 33, item 11: an operator command logs nothing, so it never loads pino.
+    expect(result.packages).toEqual(["ioredis", "convict"]);
+    // Both are CommonJS: imported, Node 20 takes every file they require through its ES module
+    // loader, which costs inspect more than everything else it loads (src/redis/ioredis.ts).
+    expect(result.imported).toEqual([]);
   });
 
   it("status loads convict and nothing else: it asks the janitor over HTTP, never Redis", async () => {

@@ -1,6 +1,6 @@
 import { ConfigError } from "../../config/ConfigError.js";
 import { loadConfig } from "../../config/loadConfig.js";
-import { createLogger } from "../../logging/createLogger.js";
+import { silentLogger } from "../../logging/silentLogger.js";
 import { connectRedis } from "../../redis/connectRedis.js";
 import { registerScripts } from "../../scripts/scriptedRedis.js";
 import { describeRedisFailure } from "../describeRedisFailure.js";
@@ -49,7 +49,7 @@ export async function connectAndRun(
     connectRedis(config.redis, {
       connectionName: `stream-janitor:${command.words.join("-")}`,
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
-      logger: createLogger("silent"),
+      logger: silentLogger,
     }),
   );
   let reached = false;

@@ -1,4 +1,4 @@
-import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../../operations/deadLetterScan.js";
+import { DEAD_LETTER_REASONS, type DeadLetterReason } from "../../core/copyMetadata.js";
 import { UsageError, type OptionValues } from "../Command.js";
 import type { RedriveTo } from "../../operations/redriveTarget.js";
 

@@ -1,4 +1,4 @@
-import { Cluster } from "ioredis";
+import { Cluster } from "../ioredis.js";
 import type { RedisClient } from "../RedisClient.js";
 import { pipelinePerNode } from "./pipelinePerNode.js";
 import { type Command, type PipelineReply } from "./runPipeline.js";
