@@ -1,6 +1,6 @@
 import type { JanitorConfig } from "../core/configTypes.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
-import { scanGroupPel } from "../scrape/PelScanner.js";
+import { scanGroupPel } from "../scrape/scanGroupPel.js";
 import type { GroupReading } from "../scrape/GroupReading.js";
 import type { Command, PipelineReply } from "../redis/pipeline/runPipeline.js";
 import { runReadPipeline } from "../redis/pipeline/runReadPipeline.js";

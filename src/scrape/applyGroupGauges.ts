@@ -1,7 +1,7 @@
 import type { ResolvedGroup } from "../core/resolveGroup.js";
 import type { GroupGauge } from "../metrics/GroupGauge.js";
 import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
-import type { PelScanResult } from "./PelScanner.js";
+import type { PelScanResult } from "./scanGroupPel.js";
 import { ownDeadLetters, type GroupValues, type ScrapeSnapshot } from "./GroupReading.js";
 import { idMs } from "../redis/replies.js";
 import { backoffPolicy, dueAfterMs } from "../core/backoffThreshold.js";

@@ -14,7 +14,7 @@ import type { StatusMetrics } from "../metrics/statusMetrics.js";
 import type { RedisCapabilities } from "../redis/detectCapabilities.js";
 import { RedisUnavailableError } from "../redis/pipeline/runPipeline.js";
 import type { RedisClient } from "../redis/RedisClient.js";
-import type { PelScanResult } from "../scrape/PelScanner.js";
+import type { PelScanResult } from "../scrape/scanGroupPel.js";
 import { readGroupSnapshots } from "../scrape/readGroupSnapshots.js";
 import { announceStatus, type AnnounceTo } from "./announceStatus.js";
 import { checkLagBacked, type LagCheck } from "./checkLagBacked.js";

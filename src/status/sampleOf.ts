@@ -2,7 +2,7 @@ import type { ResolvedGroup } from "../core/resolveGroup.js";
 import { dueEntries, validLag } from "../scrape/applyGroupGauges.js";
 import { ownDeadLetters, type GroupReading, type GroupValues } from "../scrape/GroupReading.js";
 import { laneDue, laneLag } from "../scrape/retryLaneWork.js";
-import type { PelScanResult } from "../scrape/PelScanner.js";
+import type { PelScanResult } from "../scrape/scanGroupPel.js";
 import type { ReadableSample, StatusSample } from "./StatusSample.js";
 
 /**

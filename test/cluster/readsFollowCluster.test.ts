@@ -7,7 +7,7 @@ import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { useRedisCluster, type ClusterNode } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
-import { scanGroupPel } from "../../src/scrape/PelScanner.js";
+import { scanGroupPel } from "../../src/scrape/scanGroupPel.js";
 import { waitFor } from "../support/waitFor.js";
 import { createTestSampler, type TestSampler } from "../status/statusHarness.js";
 import {

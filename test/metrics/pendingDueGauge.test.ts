@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { PelScanner, scanGroupPel } from "../../src/scrape/PelScanner.js";
+import { PelScanner } from "../../src/scrape/PelScanner.js";
+import { scanGroupPel } from "../../src/scrape/scanGroupPel.js";
 import { backoffPolicy, dueAfterMs } from "../../src/core/backoffThreshold.js";
 import { addStuckEntries, numberedBodies, pendingEntries } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";

@@ -4,7 +4,7 @@ import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import type { AdvisoryEvent } from "../../src/events/EventWriter.js";
 import type { RedisClient } from "../../src/redis/RedisClient.js";
 import { createStatusMetrics } from "../../src/metrics/statusMetrics.js";
-import type { PelScanResult } from "../../src/scrape/PelScanner.js";
+import type { PelScanResult } from "../../src/scrape/scanGroupPel.js";
 import { StatusSampler, type StatusSamplerOptions } from "../../src/status/StatusSampler.js";
 import { captureLogger } from "../support/sweepHarness.js";
 import { testConfig } from "../support/testConfig.js";

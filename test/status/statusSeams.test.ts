@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { detectCapabilities } from "../../src/redis/detectCapabilities.js";
-import { scanGroupPel } from "../../src/scrape/PelScanner.js";
+import { scanGroupPel } from "../../src/scrape/scanGroupPel.js";
 import { addStuckEntries, numberedBodies } from "../support/fabricatePel.js";
 import { uniquePrefix, useRedisServer } from "../support/redisServer.js";
 import { groupConfig } from "../support/sweepHarness.js";
