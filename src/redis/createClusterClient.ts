@@ -80,6 +80,12 @@ export function createClusterClient(options: ClusterClientOptions): Cluster {
   );
   wrapEveryCommand(client, options.commandTimeoutMs);
   boundSetupBySlotsRefresh(client);
+  logConnectionTrouble(client, options);
+  return client;
+}
+
+/** Connection errors and the return to ready, logged (or told to the process' problems). */
+function logConnectionTrouble(client: Cluster, options: ClusterClientOptions): void {
   let lastErrorLogged = "";
   const logError = (error: Error, node?: string): void => {
     recordConnectionError(client, error);
@@ -101,7 +107,6 @@ export function createClusterClient(options: ClusterClientOptions): Cluster {
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     lastErrorLogged = "";
   });
-  return client;
 }
 
 /**
