@@ -1,4 +1,4 @@
-import { Cluster } from "./ioredis.js";
+import { Cluster, type Redis } from "./ioredis.js";
 import type { ConnectionLogger } from "../logging/silentLogger.js";
 import {
   credentialsOf,
@@ -53,6 +53,9 @@ export function createClusterClient(options: ClusterClientOptions): Cluster {
     {
       scaleReads: "master",
       lazyConnect: true,
+      // Its CLUSTER INFO is one more command on a new connection, under the command bound (see
+      // boundSetupBySlotsRefresh); a cluster that is down answers CLUSTERDOWN, which is retried.
+      enableReadyCheck: false,
       enableOfflineQueue: true,
       maxRedirections: MAX_REDIRECTIONS,
       retryDelayOnTryAgain: RETRY_DELAY_ON_TRY_AGAIN_MS,
@@ -75,7 +78,14 @@ export function createClusterClient(options: ClusterClientOptions): Cluster {
       },
     },
   );
-  adviseOnAclDenials(client);
+  wrapEveryCommand(client, options.commandTimeoutMs);
+  boundSetupBySlotsRefresh(client);
+  logConnectionTrouble(client, options);
+  return client;
+}
+
+/** Connection errors and the return to ready, logged (or told to the process' problems). */
+function logConnectionTrouble(client: Cluster, options: ClusterClientOptions): void {
   let lastErrorLogged = "";
   const logError = (error: Error, node?: string): void => {
     recordConnectionError(client, error);
@@ -97,20 +107,41 @@ export function createClusterClient(options: ClusterClientOptions): Cluster {
       options.logger.info({ connection: options.connectionName }, "redis connection restored");
     lastErrorLogged = "";
   });
-  return client;
 }
 
-/** As on one server: a NOPERM names the ACL rule to add, wherever the failure surfaces. */
-function adviseOnAclDenials(client: Cluster): void {
+/**
+ * As on one server, for every command the cluster client is given:
+ * - a NOPERM names the ACL rule to add, wherever the failure surfaces;
+ * - the command is bounded from the moment it is sent. ioredis starts the bound only when it hands
+ *   the command to a node: one waiting in the cluster's offline queue while no slot map could be
+ *   fetched waited without one (a lease attempt, and so the daemon's stop, hung).
+ */
+function wrapEveryCommand(client: Cluster, commandTimeoutMs: number): void {
   const send = client.sendCommand.bind(client);
   const wrapped = new WeakSet<object>();
   client.sendCommand = (command, ...rest) => {
-    // Redirections and the offline queue send the same command again: wrap it once.
+    // Redirections and the offline queue send the same command again: wrap it once (and a
+    // command's timer is set once: the node's own setTimeout leaves this one in place).
     if (!wrapped.has(command)) {
       wrapped.add(command);
       const reject = command.reject;
       command.reject = (error: Error) => reject(withAclAdvice(error));
+      command.setTimeout(commandTimeoutMs);
     }
     return send(command, ...rest);
   };
+}
+
+/**
+ * A slot map refresh is bounded by slotsRefreshTimeout, not by the bound on one command. ioredis
+ * fetches the map over a new connection that copies the node's options, commandTimeout included,
+ * and starts that timer before the connection is up: with the lease's 200 ms, every refresh
+ * failed whenever setting up a connection took longer (a loaded host, a TLS handshake far away),
+ * and the lease's client reconnected for ever without a slot map (README "Redis Cluster").
+ */
+function boundSetupBySlotsRefresh(client: Cluster): void {
+  client.on("+node", (node: Redis) => {
+    const duplicate = node.duplicate.bind(node);
+    node.duplicate = (override) => duplicate({ ...override, commandTimeout: undefined });
+  });
 }

@@ -110,7 +110,7 @@ async function resend(
 }
 
 /** The client's connection to that node; a node it does not know yet comes with a fresh map. */
-async function nodeAt(redis: Cluster, address: string, deadline: number): Promise<Redis> {
+export async function nodeAt(redis: Cluster, address: string, deadline: number): Promise<Redis> {
   const find = (): Redis | undefined =>
     redis.nodes("all").find((node) => `${node.options.host}:${node.options.port}` === address);
   const known = find();

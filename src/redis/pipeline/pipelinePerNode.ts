@@ -1,7 +1,7 @@
 import { withTimeout } from "../../core/withTimeout.js";
-import type { Cluster } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { keySlot } from "../../core/keySlot.js";
-import { followRedirections, type RedirectableBatch } from "./followRedirections.js";
+import { followRedirections, nodeAt, type RedirectableBatch } from "./followRedirections.js";
 import {
   RedisUnavailableError,
   runPipeline,
@@ -33,6 +33,14 @@ export type BatchOutcome =
  * (followRedirections): ioredis does not do it for pipelines that hold TIME or several slots.
  * A batch whose node does not answer (a killed master) is read from the new owner by a later
  * read, never answered with a stale value.
+ *
+ * Each node's pipeline goes on that node's connection, not through the cluster client's pipeline:
+ * ioredis checks that a pipeline's keys belong to one "slots allocation group", the list of nodes
+ * (master and replicas) its map holds for each slot. A MOVED answered to any other command on the
+ * connection points that one slot at the new master alone (or with the old master's replicas)
+ * until the slot map refresh it starts comes back, so the new master's slots were two groups:
+ * during a slot migration, a whole status sample failed with "All keys in the pipeline should
+ * belong to the same slots allocation group" (README "Redis Cluster").
  */
 export async function pipelinePerNode(
   redis: Cluster,
@@ -64,7 +72,11 @@ export async function pipelinePerNode(
       const commands = members.flatMap((index) => batches[index]?.commands ?? []);
       try {
         if (node === "unknown") throw new RedisUnavailableError("no node serves this slot");
-        const replies = await runPipeline(redis, commands, deadline - performance.now());
+        // On the node's own connection: ioredis refuses a cluster pipeline whose keys its map
+        // files under two groups of nodes, which one MOVED makes of one master's slots until
+        // its refresh comes back (see the comment of pipelinePerNode).
+        const connection = await connectionOf(redis, node, deadline);
+        const replies = await runPipeline(connection, commands, deadline - performance.now());
         let offset = 0;
         for (const index of members) {
           const count = batches[index]?.commands.length ?? 0;
@@ -115,6 +127,22 @@ async function redirected(
       replies === undefined
         ? { node, error: error ?? new RedisUnavailableError("no reply") }
         : { node, replies };
+  }
+}
+
+/**
+ * The node's own connection. A node the client no longer has (a killed master, still named by the
+ * map until the cluster fails it over) gives way to another master's connection: its MOVED
+ * replies are followed (followRedirections) and a keyless TIME is answered there, as ioredis's
+ * own pipeline did by sending such a slot's commands to a random node.
+ */
+async function connectionOf(redis: Cluster, node: string, deadline: number): Promise<Redis> {
+  try {
+    return await nodeAt(redis, node, deadline);
+  } catch (error) {
+    const other = redis.nodes("master")[0];
+    if (other === undefined) throw error;
+    return other;
   }
 }
 
