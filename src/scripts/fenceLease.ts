@@ -1,5 +1,5 @@
 import { leaseKeyList, type LeaseKeys } from "./leaseKeys.js";
-import { integerReply } from "./scriptReplies.js";
+import { tokenReply } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /**
@@ -21,8 +21,7 @@ export function fenceLeaseArgs(request: FenceLeaseRequest): ScriptCall {
 
 /** The new fencing token, or undefined when the key no longer holds the value (nothing written). */
 export function parseFenceLeaseReply(reply: unknown): number | undefined {
-  const token = integerReply("the lease fence script", reply);
-  return token === 0 ? undefined : token;
+  return tokenReply("the lease fence script", reply);
 }
 
 /** Hands out the next fencing token to the acquisition that still holds the lease key. */

@@ -1,6 +1,6 @@
 import type { RedisErrorCode } from "../redis/redisErrors.js";
 import { leaseKeyList, type LeaseKeys } from "./leaseKeys.js";
-import { integerReply } from "./scriptReplies.js";
+import { tokenReply } from "./scriptReplies.js";
 import { callScript, scriptCall, type ScriptCall, type ScriptedRedis } from "./scriptedRedis.js";
 
 /** The interface of src/scripts/lua/moveFencingToken.lua: the request, its arguments, its reply. */
@@ -21,8 +21,7 @@ export function moveFencingTokenArgs(request: MoveFencingTokenRequest): ScriptCa
 
 /** The new token, or undefined when the lease key does not hold the value (nothing written). */
 export function parseMoveFencingTokenReply(reply: unknown): number | undefined {
-  const token = integerReply("the token script", reply);
-  return token === 0 ? undefined : token;
+  return tokenReply("the token script", reply);
 }
 
 /** Moves the token counter past the fence seen, if the lease is still the caller's. */

@@ -57,3 +57,12 @@ export function integerReply(what: string, reply: unknown): number {
   }
   return reply;
 }
+
+/**
+ * A fencing token a lease script handed out, or undefined for its 0: the lease key no longer
+ * holds the caller's value, and nothing was written.
+ */
+export function tokenReply(what: string, reply: unknown): number | undefined {
+  const token = integerReply(what, reply);
+  return token === 0 ? undefined : token;
+}
