@@ -1,5 +1,5 @@
 import { keySlot } from "../../src/core/keySlot.js";
-import { beginSlotMigration } from "../support/slotMigration.js";
+import { beginSlotMigration, type SlotMigration } from "../support/slotMigration.js";
 import { SETTLE_MS, type ChaosCluster } from "./clusterNodes.js";
 import { SOURCE_STREAMS } from "./groups.js";
 import { pollUntil } from "./quiescence.js";
@@ -134,7 +134,12 @@ type Ends = { source: SelfView; target: SelfView };
 /** Ends a migration that failed: finishes it or undoes it, as settlement() says. */
 async function settle(cluster: ChaosCluster, slot: number, { source, target }: Ends) {
   const count = async (view: SelfView) =>
-    Number(await cluster.byPort(view.port)?.client.call("CLUSTER", "COUNTKEYSINSLOT", slot));
+    Number(
+      await cluster
+        .byPort(view.port)
+        ?.client.call("CLUSTER", "COUNTKEYSINSLOT", slot)
+        .catch(() => Number.NaN),
+    );
   const [sourceKeys, targetKeys] = [await count(source), await count(target)];
   const how = settlement(sourceKeys, targetKeys);
   const admin = (port: number) => cluster.byPort(port)?.client;
@@ -186,8 +191,9 @@ export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<
   );
   const what = `slot ${slot} (${stream}) ${source.port} -> ${target.port}`;
   let moved: number;
+  let steps: SlotMigration | undefined;
   try {
-    const steps = await beginSlotMigration({
+    steps = await beginSlotMigration({
       slot,
       source: { id: source.id, admin: from },
       target: { id: target.id, port: target.port, admin: into },
@@ -199,6 +205,15 @@ export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<
     moved = keys.length;
     await steps.finish();
   } catch (error) {
+    // Once more, as redis-cli's fix does: the rest of the keys, then the slot to the target.
+    if (
+      await steps?.finish().then(
+        () => true,
+        () => false,
+      )
+    ) {
+      return `${what}: ${String(error)}; finished on a retry`;
+    }
     const ended = await settle(cluster, slot, ends);
     return `${ended.startsWith("undone") ? "failed: " : ""}${what}: ${String(error)}; ${ended}`;
   }
