@@ -2,30 +2,11 @@ import type { Cluster } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keySlot } from "../../src/core/keySlot.js";
-import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { createClusterClient } from "../../src/redis/createClusterClient.js";
 import { useRedisCluster } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
-import { groupConfig } from "../support/sweepHarness.js";
 import { createTestSampler } from "../status/statusHarness.js";
-
-/** A group with a live consumer that is caught up: 2 entries read, 1 of them acknowledged. */
-async function liveGroup(redis: Cluster, stream: string): Promise<ResolvedGroup> {
-  await redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
-  for (let n = 0; n < 2; n += 1) await redis.xadd(stream, "*", "n", String(n));
-  const read = (await redis.call(
-    "XREADGROUP",
-    "GROUP",
-    "workers",
-    "c1",
-    "STREAMS",
-    stream,
-    ">",
-  )) as [string, [string, string[]][]][];
-  const [first] = read[0]?.[1] ?? [];
-  await redis.xack(stream, "workers", String(first?.[0]));
-  return groupConfig(stream, { minIdleMs: 600_000 });
-}
+import { caughtUpGroup } from "../support/caughtUpGroup.js";
 
 describe("the status sample while a slot moves (three masters, one replica each)", () => {
   const fixture = useRedisCluster({ replicas: true });
@@ -55,7 +36,7 @@ describe("the status sample while a slot moves (three masters, one replica each)
     const [, staying = ""] = cluster.keysOnEveryMaster(uniquePrefix("status-stays"));
     const streams = [here, moving, staying];
     const groups = [];
-    for (const stream of streams) groups.push(await liveGroup(redis, stream));
+    for (const stream of streams) groups.push(await caughtUpGroup(redis, stream));
     const { sampler, lines } = createTestSampler(status, groups, { window: 3 });
     await sampler.sampleOnce();
 

@@ -6,7 +6,6 @@ import { keySlot } from "../../src/core/keySlot.js";
 import type { ResolvedGroup } from "../../src/core/resolveGroup.js";
 import { useRedisCluster, type ClusterNode } from "../support/redisCluster.js";
 import { uniquePrefix } from "../support/redisServer.js";
-import { groupConfig } from "../support/sweepHarness.js";
 import { scanGroupPel } from "../../src/scrape/scanGroupPel.js";
 import { waitFor } from "../support/waitFor.js";
 import { createTestSampler, type TestSampler } from "../status/statusHarness.js";
@@ -15,25 +14,7 @@ import {
   gaugeValue,
   type TestRefresher,
 } from "../metrics/refresherHarness.js";
-
-/** A group with a live consumer that is caught up: 2 entries read, 1 of them acknowledged. */
-async function liveGroup(redis: Cluster, stream: string): Promise<ResolvedGroup> {
-  await redis.xgroup("CREATE", stream, "workers", "$", "MKSTREAM");
-  for (let n = 0; n < 2; n += 1) await redis.xadd(stream, "*", "n", String(n));
-  const read = (await redis.call(
-    "XREADGROUP",
-    "GROUP",
-    "workers",
-    "c1",
-    "STREAMS",
-    stream,
-    ">",
-  )) as [string, [string, string[]][]][];
-  const [first] = read[0]?.[1] ?? [];
-  await redis.xack(stream, "workers", String(first?.[0]));
-  // Its pending entry is in work, not due, however long a failover takes.
-  return groupConfig(stream, { minIdleMs: 600_000 });
-}
+import { caughtUpGroup } from "../support/caughtUpGroup.js";
 
 describe("reads follow the cluster after a failover or a reshard (three masters, one replica each)", () => {
   const fixture = useRedisCluster({ replicas: true });
@@ -100,7 +81,7 @@ describe("reads follow the cluster after a failover or a reshard (three masters,
   it("CLUSTER FAILOVER on the replica of the stream's master: the next scrape and status sample read the new master", async () => {
     const { cluster } = fixture;
     const [stream = ""] = cluster.keysOnEveryMaster(uniquePrefix("failover-reads"));
-    const group = await liveGroup(redis, stream);
+    const group = await caughtUpGroup(redis, stream);
     const { scrape, status } = await readers(group);
     expect(await readOnce(scrape, status, stream)).toMatchObject(healthy);
 
@@ -124,7 +105,7 @@ describe("reads follow the cluster after a failover or a reshard (three masters,
   it("the stream's slot migrates to another master: the next scrape and status sample read it there", async () => {
     const { cluster } = fixture;
     const [, stream = ""] = cluster.keysOnEveryMaster(uniquePrefix("migrated-reads"));
-    const group = await liveGroup(redis, stream);
+    const group = await caughtUpGroup(redis, stream);
     const { scrape, status } = await readers(group);
     expect(await readOnce(scrape, status, stream)).toMatchObject(healthy);
 
@@ -140,7 +121,7 @@ describe("reads follow the cluster after a failover or a reshard (three masters,
   it("mid-migration (the stream already on the target, the slot still MIGRATING): reads follow ASK", async () => {
     const { cluster } = fixture;
     const [, , stream = ""] = cluster.keysOnEveryMaster(uniquePrefix("asked-reads"));
-    const group = await liveGroup(redis, stream);
+    const group = await caughtUpGroup(redis, stream);
     const { scrape, status } = await readers(group);
     expect(await readOnce(scrape, status, stream)).toMatchObject(healthy);
 
@@ -157,7 +138,7 @@ describe("reads follow the cluster after a failover or a reshard (three masters,
   it("kill -9 of the stream's master: once its replica took over, the next scrape and status sample read it", async () => {
     const { cluster } = fixture;
     const [stream = ""] = cluster.keysOnEveryMaster(uniquePrefix("killed-reads"));
-    const group = await liveGroup(redis, stream);
+    const group = await caughtUpGroup(redis, stream);
     const { scrape, status } = await readers(group);
     expect(await readOnce(scrape, status, stream)).toMatchObject(healthy);
 
