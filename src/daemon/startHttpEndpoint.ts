@@ -55,7 +55,7 @@ export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpE
     logger: parts.logger,
     auth,
     routes: parts.routes,
-    beforeScrape: () => refresher.refreshForScrape(),
+    beforeScrape: (lastRenderMs) => refresher.refreshForScrape(lastRenderMs),
     isReady: () => refresher.ping(),
     notReadyReason: () => {
       const cause = lastConnectionError(metricsRedis);

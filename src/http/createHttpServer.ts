@@ -18,9 +18,10 @@ export interface HttpServerOptions {
   logger: Logger;
   /**
    * Refreshes the gauges before a scrape; must never throw (a failed read drops series instead).
-   * `landed` when the scrape stopped waiting for its read (see sharedExposition).
+   * `landed` when the scrape stopped waiting for its read (see sharedExposition). `lastRenderMs`:
+   * how long writing the page took last time, which a scrape that waits spends after its read.
    */
-  beforeScrape: () => Promise<ScrapeReadOutcome | undefined> | Promise<void>;
+  beforeScrape: (lastRenderMs: number) => Promise<ScrapeReadOutcome | undefined> | Promise<void>;
   /** True once configuration is loaded and Redis answers; never depends on leadership. */
   isReady: () => Promise<boolean>;
   /** Why the process is not ready, for the /readyz body (e.g. "authentication failed at ..."). */

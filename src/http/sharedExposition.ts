@@ -60,16 +60,26 @@ function landedOf(outcome: unknown): Promise<void> | undefined {
  * body rendered when the last late read landed, if there is one: rendering the text of tens of
  * thousands of groups takes about as long as the scrape was willing to wait, so it is done when
  * the read lands instead of while a scrape waits. That body is kept until the next one replaces
- * it, or a scrape gets its read in time (then nothing is kept).
+ * it, or a scrape gets its read in time (then nothing is kept). Each refresh is told how long the
+ * last rendering took (`now`, a monotonic clock in ms), since a scrape that waits for its read
+ * renders after it.
  */
 export function sharedExposition(
-  refresh: () => Promise<unknown>,
+  refresh: (lastRenderMs: number) => Promise<unknown>,
   registry: Registry,
+  now: () => number = () => performance.now(),
 ): () => Promise<Buffer> {
   let inFlight: Promise<Buffer> | undefined;
   let prepared: Promise<Buffer> | undefined;
+  let lastRenderMs = 0;
+  const render = async (): Promise<Buffer> => {
+    const startedAt = now();
+    const body = await compress(registry);
+    lastRenderMs = now() - startedAt;
+    return body;
+  };
   const prepareWhenLanded = (landed: Promise<void>): void => {
-    const next = landed.then(() => compress(registry));
+    const next = landed.then(render);
     // A failed rendering leaves the body before it; the next scrape renders at once instead.
     next.then(
       () => {
@@ -79,14 +89,14 @@ export function sharedExposition(
     );
   };
   const answer = async (): Promise<Buffer> => {
-    const landed = landedOf(await refresh());
+    const landed = landedOf(await refresh(lastRenderMs));
     if (landed === undefined) {
       prepared = undefined;
-      return compress(registry);
+      return render();
     }
     const ready = prepared;
     prepareWhenLanded(landed);
-    return ready ?? compress(registry);
+    return ready ?? render();
   };
   return () => {
     inFlight ??= answer().finally(() => {

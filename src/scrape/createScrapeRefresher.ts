@@ -34,11 +34,12 @@ export interface ScrapeRefresher {
   refresh(): Promise<void>;
   /**
    * Before each scrape: refresh(), but once a read has completed, waited for at most
-   * metrics.scrapeReadWaitMs, and not at all when the last complete read took longer than that;
-   * then the scrape is answered with the gauges of the last complete read, and `landed` says
-   * when this one lands (for the next scrape). Never throws.
+   * metrics.scrapeReadWaitMs, and not at all when the last complete read plus `lastRenderMs`
+   * (how long the page took to write last time, which a scrape that waits spends after its read)
+   * took longer than that; then the scrape is answered with the gauges of the last complete read,
+   * and `landed` says when this one lands (for the next scrape). Never throws.
    */
-  refreshForScrape(): Promise<ScrapeRead>;
+  refreshForScrape(lastRenderMs?: number): Promise<ScrapeRead>;
   /** One round trip with a timeout; sets redis_up. */
   ping(): Promise<boolean>;
   setCapabilities(capabilities: RedisCapabilities): void;
@@ -107,7 +108,7 @@ class GaugeReads {
     return this.inFlight;
   }
 
-  async refreshForScrape(): Promise<ScrapeRead> {
+  async refreshForScrape(lastRenderMs = 0): Promise<ScrapeRead> {
     const { metrics, config } = this.options;
     const read = this.refresh();
     if (!this.showingRead) {
@@ -115,9 +116,11 @@ class GaugeReads {
       return {};
     }
     const waitMs = config.metrics.scrapeReadWaitMs;
-    // A fleet whose reads outlast the wait (tens of thousands of groups) would be answered late
-    // anyway: waiting would only add the wait to every scrape (README "How gauges are read").
-    if (this.lastReadMs > waitMs) {
+    // A fleet whose read and page outlast the wait (tens of thousands of groups) would be answered
+    // late anyway: waiting would only add the wait to every scrape, unless the operator chose to
+    // wait as long as a read may take (README "How gauges are read").
+    const alwaysWait = waitMs >= config.metrics.scrapeTimeoutMs;
+    if (!alwaysWait && this.lastReadMs + lastRenderMs > waitMs) {
       metrics.scrapeLateReads.inc();
       return { landed: read };
     }
@@ -216,7 +219,7 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
   let started = false;
   return {
     refresh: () => reads.refresh(),
-    refreshForScrape: () => reads.refreshForScrape(),
+    refreshForScrape: (lastRenderMs) => reads.refreshForScrape(lastRenderMs),
     ping: () => pingRedis(options),
     setCapabilities: (detected) => {
       reads.capabilities = detected;

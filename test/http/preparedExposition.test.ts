@@ -50,4 +50,24 @@ describe("a scrape that stopped waiting for its read", () => {
     next({ landed: new Promise<void>(() => undefined) });
     expect(valueIn(await scrape())).toBe("4");
   });
+
+  it("tells each refresh how long the last page took to render, on the clock it is given", async () => {
+    const registry = new Registry();
+    new Gauge({ name: "reads_value", help: "which read", registers: [registry] }).set(1);
+    const told: number[] = [];
+    // Each reading of the clock is 40 ms later: a rendering, timed from start to end, takes 40.
+    let clockMs = 1000;
+    const scrape = sharedExposition(
+      (renderMs) => {
+        told.push(renderMs);
+        return Promise.resolve({});
+      },
+      registry,
+      () => (clockMs += 40),
+    );
+    expect(valueIn(await scrape())).toBe("1");
+    expect(valueIn(await scrape())).toBe("1");
+    // Nothing rendered before the first scrape; the second is told the first's rendering.
+    expect(told).toEqual([0, 40]);
+  });
 });

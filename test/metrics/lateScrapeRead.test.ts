@@ -54,7 +54,7 @@ class ManualTimers implements Timers {
  * `now`: the refresher's monotonic clock, which times its reads. By default it stands still, so
  * every read looks instant and a scrape always waits for its read (up to WAIT_MS).
  */
-function lateRefresher(stream: string, now: () => number = () => 0) {
+function lateRefresher(stream: string, now: () => number = () => 0, waitMs = WAIT_MS) {
   const timers = new ManualTimers();
   const metrics = createJanitorMetrics(new Registry(), "0.0.0-test");
   const groups = [groupConfig(stream)];
@@ -66,7 +66,7 @@ function lateRefresher(stream: string, now: () => number = () => 0) {
     // A read's own bound far beyond the test's pause: only the scrape's wait can end it early.
     config: janitorConfig("redis://unused", groups, {
       scrapeTimeoutMs: 60_000,
-      scrapeReadWaitMs: WAIT_MS,
+      scrapeReadWaitMs: waitMs,
     }),
     timers,
     now,
@@ -160,6 +160,44 @@ describe("a scrape whose read takes longer than metrics.scrapeReadWaitMs", () =>
     // Its read still lands, for the next scrape.
     await landed;
     expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(5);
+    await refresher.stop();
+  });
+  it("does not wait once the last read and the page's rendering after it took longer than the wait", async () => {
+    const stream = uniquePrefix("slow-page");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
+    // Reads look instant (the clock stands still); the page took WAIT_MS + 1 to render last time.
+    const { refresher, metrics, timers, labels } = lateRefresher(stream);
+    expect(await refresher.refreshForScrape(WAIT_MS + 1)).toEqual({});
+
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(3));
+    const { landed } = await refresher.refreshForScrape(WAIT_MS + 1);
+    // A scrape that waited would have been answered after its read plus a rendering: later than
+    // the wait. It is answered at once with the last read's page, and its read lands for the next.
+    expect(timers.armed).toHaveLength(0);
+    expect(landed).toBeInstanceOf(Promise);
+    expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(1);
+    await landed;
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(5);
+
+    // A page that renders quickly beside an instant read: the scrape waits for its read again.
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1));
+    expect(await refresher.refreshForScrape(WAIT_MS - 1)).toEqual({});
+    expect(timers.armed.map((timer) => timer.ms)).toEqual([WAIT_MS]);
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(6);
+    await refresher.stop();
+  });
+
+  it("waits for every read when metrics.scrapeReadWaitMs is metrics.scrapeTimeoutMs, however long the page took", async () => {
+    const stream = uniquePrefix("always-wait");
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(2));
+    const { refresher, metrics, timers, labels } = lateRefresher(stream, () => 0, 60_000);
+    expect(await refresher.refreshForScrape()).toEqual({});
+    await addStuckEntries(fixture.redis, stream, "workers", numberedBodies(1));
+    // The operator chose to see every scrape's own read (README "How gauges are read").
+    expect(await refresher.refreshForScrape(120_000)).toEqual({});
+    expect(timers.armed.map((timer) => timer.ms)).toEqual([60_000]);
+    expect(await gaugeValue(metrics.pendingEntries, labels)).toBe(3);
+    expect(await gaugeValue(metrics.scrapeLateReads, {})).toBe(0);
     await refresher.stop();
   });
 });
