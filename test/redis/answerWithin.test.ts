@@ -5,6 +5,7 @@ import {
   RedisTimeoutError,
   RedisUnavailableError,
   requireConnected,
+  runPipeline,
 } from "../../src/redis/pipeline/runPipeline.js";
 
 afterEach(() => {
@@ -38,5 +39,24 @@ describe("requireConnected", () => {
     const down = { status: "reconnecting" } as RedisClient;
     expect(() => requireConnected(down)).toThrow(RedisUnavailableError);
     expect(() => requireConnected({ status: "ready" } as RedisClient)).not.toThrow();
+  });
+});
+
+describe("runPipeline with a bound already spent (a caller's deadline passed before this batch)", () => {
+  it("fails at once with RedisTimeoutError, sends nothing, and names no negative time", async () => {
+    const sent: string[] = [];
+    const client = {
+      status: "ready",
+      pipeline: () => {
+        sent.push("pipeline");
+        throw new Error("nothing should be sent");
+      },
+    } as unknown as RedisClient;
+    const outcome = runPipeline(client, [["PING"]], -70);
+    await expect(outcome).rejects.toThrow(RedisTimeoutError);
+    await expect(outcome).rejects.toThrow(
+      "redis did not answer in time: the time bound was spent before the pipeline was sent",
+    );
+    expect(sent).toEqual([]);
   });
 });

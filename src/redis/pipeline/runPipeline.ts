@@ -70,6 +70,13 @@ export async function runPipeline(
 ): Promise<PipelineReply[]> {
   if (commands.length === 0) return [];
   requireConnected(redis);
+  // A caller's deadline can pass before its next batch (pipelinePerNode, runPipelineBatches):
+  // sending it would cost Redis work whose answer nobody waits for.
+  if (timeoutMs !== undefined && timeoutMs <= 0) {
+    throw new RedisTimeoutError(
+      "redis did not answer in time: the time bound was spent before the pipeline was sent",
+    );
+  }
   const pipeline = redis.pipeline();
   for (const [name, ...args] of commands) pipeline.call(name, ...args);
   try {
