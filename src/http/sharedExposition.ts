@@ -57,12 +57,11 @@ function landedOf(outcome: unknown): Promise<void> | undefined {
  * concurrent scrapes cost one rendering, not one each.
  *
  * A scrape that stopped waiting for its read (README "How gauges are read") is answered with the
- * body rendered when the last late read landed, if there is one: rendering the text of tens of
- * thousands of groups takes about as long as the scrape was willing to wait, so it is done when
- * the read lands instead of while a scrape waits. That body is kept until the next one replaces
- * it, or a scrape gets its read in time (then nothing is kept). Each refresh is told how long the
- * last rendering took (`now`, a monotonic clock in ms), since a scrape that waits for its read
- * renders after it.
+ * page of the last complete read, if one is kept: rendering the text of tens of thousands of
+ * groups takes about as long as the scrape was willing to wait, so a late read's page is rendered
+ * when the read lands instead of while a scrape waits; a scrape that got its read in time renders
+ * its own, which is kept too. Each refresh is told how long the last rendering took (`now`, a
+ * monotonic clock in ms), since a scrape that waits for its read renders after it.
  */
 export function sharedExposition(
   refresh: (lastRenderMs: number) => Promise<unknown>,
@@ -78,24 +77,21 @@ export function sharedExposition(
     lastRenderMs = now() - startedAt;
     return body;
   };
-  const prepareWhenLanded = (landed: Promise<void>): void => {
-    const next = landed.then(render);
-    // A failed rendering leaves the body before it; the next scrape renders at once instead.
+  /** Keeps a body once rendered; a failed rendering leaves the one before it. */
+  const keep = (next: Promise<Buffer>): Promise<Buffer> => {
     next.then(
       () => {
         prepared = next;
       },
       () => undefined,
     );
+    return next;
   };
   const answer = async (): Promise<Buffer> => {
     const landed = landedOf(await refresh(lastRenderMs));
-    if (landed === undefined) {
-      prepared = undefined;
-      return render();
-    }
+    if (landed === undefined) return keep(render());
     const ready = prepared;
-    prepareWhenLanded(landed);
+    void keep(landed.then(render));
     return ready ?? render();
   };
   return () => {

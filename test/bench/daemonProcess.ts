@@ -139,6 +139,14 @@ export async function startDaemonChild(
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
+/** A GET's answer as it came: `receivedAt` is performance.now() at its last byte. */
+export interface RawAnswer {
+  status: number;
+  raw: Buffer;
+  gzipped: boolean;
+  receivedAt: number;
+}
+
 /** A GET's answer; `receivedAt`: performance.now() at its last byte, before it is inflated. */
 interface Answer {
   status: number;
@@ -146,7 +154,7 @@ interface Answer {
   receivedAt: number;
 }
 
-function getOnce(url: string, timeoutMs: number): Promise<Answer> {
+function getOnce(url: string, timeoutMs: number): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     // As Prometheus scrapes: it always offers gzip.
     const headers = { "accept-encoding": "gzip" };
@@ -155,10 +163,13 @@ function getOnce(url: string, timeoutMs: number): Promise<Answer> {
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
         const receivedAt = performance.now();
-        const raw = Buffer.concat(chunks);
         const gzipped = response.headers["content-encoding"] === "gzip";
-        const body = (gzipped ? gunzipSync(raw) : raw).toString();
-        resolve({ status: response.statusCode ?? 0, body, receivedAt });
+        resolve({
+          status: response.statusCode ?? 0,
+          raw: Buffer.concat(chunks),
+          gzipped,
+          receivedAt,
+        });
       });
       response.on("error", reject);
     });
@@ -168,17 +179,29 @@ function getOnce(url: string, timeoutMs: number): Promise<Answer> {
 }
 
 /**
- * GET over a kept-alive connection (as Prometheus scrapes): status and body. A kept-alive socket
- * the server closes just as it is reused fails with ECONNRESET ("socket hang up"); the GET is
- * idempotent, so that one case is retried once on a fresh socket.
+ * GET over a kept-alive connection (as Prometheus scrapes), not inflated yet: inflating 35 MB
+ * takes the bench's event loop for hundreds of ms, which would delay another answer's timing.
+ * A kept-alive socket the server closes just as it is reused fails with ECONNRESET ("socket hang
+ * up"); the GET is idempotent, so that one case is retried once on a fresh socket.
  */
-export async function httpGet(url: string, timeoutMs = 10_000): Promise<Answer> {
+export async function httpGetRaw(url: string, timeoutMs = 10_000): Promise<RawAnswer> {
   try {
     return await getOnce(url, timeoutMs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
     return getOnce(url, timeoutMs);
   }
+}
+
+/** The answer's text, inflated when it came gzipped. */
+export function answerText(answer: RawAnswer): string {
+  return (answer.gzipped ? gunzipSync(answer.raw) : answer.raw).toString();
+}
+
+/** GET over a kept-alive connection (as Prometheus scrapes): status and text. */
+export async function httpGet(url: string, timeoutMs = 10_000): Promise<Answer> {
+  const answer = await httpGetRaw(url, timeoutMs);
+  return { status: answer.status, body: answerText(answer), receivedAt: answer.receivedAt };
 }
 
 /** The value of an unlabelled sample in a Prometheus exposition, or undefined. */

@@ -4,7 +4,8 @@ import { startRedis } from "../support/redisServer.js";
 import {
   cpuTimeMs,
   daemonConfig,
-  httpGet,
+  answerText,
+  httpGetRaw,
   memoryStatus,
   startDaemonChild,
   type DaemonChild,
@@ -87,12 +88,20 @@ const heapUsedMb = (body: string): number =>
 /**
  * One GET: `ms` until its last byte arrived (the daemon's answer, what the target is on), and
  * `decodedMs` once the bench also inflated it and made it text (34 MB for 10,000 groups), as a
- * scraper must, on the same two cores.
+ * scraper must, on the same two cores. The GETs of a tick are all received before any is
+ * inflated: the bench's own inflating would otherwise hold back the other answer's last byte.
  */
-async function timed(url: string): Promise<{ ms: number; decodedMs: number; body: string }> {
+async function timedTogether(
+  urls: readonly string[],
+): Promise<{ ms: number; decodedMs: number; body: string }[]> {
   const started = performance.now();
-  const { body, receivedAt } = await httpGet(url, 30_000);
-  return { ms: receivedAt - started, decodedMs: performance.now() - started, body };
+  const answers = await Promise.all(urls.map((url) => httpGetRaw(url, 30_000)));
+  return answers.map((answer) => {
+    const decodeStarted = performance.now();
+    const body = answerText(answer);
+    const ms = answer.receivedAt - started;
+    return { ms, decodedMs: ms + performance.now() - decodeStarted, body };
+  });
 }
 
 /** Scrapes /metrics and /status.json together every SCRAPE_EVERY_MS, as Prometheus and a board would. */
@@ -110,12 +119,13 @@ async function watch(
   while (!dead && performance.now() - started < seconds * 1000) {
     const tick = performance.now();
     const cpuBefore = await cpuTimeMs(child.pid).catch(() => Number.NaN);
-    const both = await Promise.all([
-      timed(`${child.httpUrl}/metrics`),
-      timed(`${child.httpUrl}/status.json`),
+    const both = await timedTogether([
+      `${child.httpUrl}/metrics`,
+      `${child.httpUrl}/status.json`,
     ]).catch(() => undefined);
-    if (both === undefined) return { samples, completed: false, largest };
-    const [metrics, status] = both;
+    const [metrics, status] = both ?? [];
+    if (metrics === undefined || status === undefined)
+      return { samples, completed: false, largest };
     if (metrics.body.length > largest.length) largest = metrics.body;
     const memory = await memoryStatus(child.pid);
     samples.push({

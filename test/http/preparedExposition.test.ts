@@ -43,12 +43,27 @@ describe("a scrape that stopped waiting for its read", () => {
     }
     expect(seen).toBe("2");
 
-    // In time: rendered now, and the kept body is dropped (a late scrape then renders too).
+    // In time: rendered now, and that body is the one kept (the page of the last complete read).
     gauge.set(4);
     next({});
     expect(valueIn(await scrape())).toBe("4");
     next({ landed: new Promise<void>(() => undefined) });
     expect(valueIn(await scrape())).toBe("4");
+  });
+
+  it("after a scrape in time, a late one gets that scrape's body, not a rendering of its own", async () => {
+    const registry = new Registry();
+    const gauge = new Gauge({ name: "reads_value", help: "which read", registers: [registry] });
+    const { next, refresh } = steeredRefresh();
+    const scrape = sharedExposition(refresh, registry);
+    gauge.set(1);
+    next({});
+    expect(valueIn(await scrape())).toBe("1");
+    // Whatever moved since, a late scrape shows the page of the last complete read: rendering
+    // anew would cost it the time it stopped waiting to save.
+    gauge.set(2);
+    next({ landed: new Promise<void>(() => undefined) });
+    expect(valueIn(await scrape())).toBe("1");
   });
 
   it("tells each refresh how long the last page took to render, on the clock it is given", async () => {
