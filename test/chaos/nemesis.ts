@@ -174,6 +174,8 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
   const pick = fault.holdMs;
   if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
+    // When it strikes, not when the collection began: the checker counts cuts from it.
+    applied.at = Date.now();
     // Standalone has no other server: until it answers again, no janitor can sweep.
     const alone = on.topology.name === "standalone";
     if (alone) on.redisDown?.(true);
@@ -184,6 +186,7 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
     }
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
+    applied.at = Date.now();
     applied.note = await on.topology.failover(pick);
   } else if (fault.kind === "migrate-slot" && on.topology.migrate !== undefined) {
     applied.note = await on.topology.migrate(pick);
