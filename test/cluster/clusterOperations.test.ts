@@ -247,9 +247,23 @@ describe("operations on Redis Cluster (three masters)", () => {
       { what: "the new groups swept and the retention stream trimmed" },
     );
     expect(await daemon.isLeader()).toBe(true);
-    const token = String(await daemon.metric("stream_janitor_fencing_token"));
-    for (const stream of streams)
-      expect(await redis.get(slotFenceKey(stream, before.lease.key))).toBe(token);
+    // The token and the fences read at one moment: a renewal that timed out on a loaded host
+    // takes the lease again with the next token, and the fences follow at the next sweep (the
+    // token read once, then the fences, saw fence 3 against token 2).
+    let token = "";
+    let fences: (string | null)[] = [];
+    await waitFor(
+      async () => {
+        token = String(await daemon.metric("stream_janitor_fencing_token"));
+        fences = await Promise.all(
+          streams.map((stream) => redis.get(slotFenceKey(stream, before.lease.key))),
+        );
+        const stable = token === String(await daemon.metric("stream_janitor_fencing_token"));
+        return stable && fences.every((fence) => fence === token);
+      },
+      { what: "every stream's fence to hold the leader's fencing token" },
+    );
+    for (const fence of fences) expect(fence).toBe(token);
 
     const operator = await configPath(asUser(after, "stream-janitor-operator"));
     const inspect = await runCli(["inspect", "--config", operator, "--json"]);
