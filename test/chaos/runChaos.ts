@@ -160,7 +160,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     auditor: new PendingAuditor(admin, READ_PAIRS),
     recovery: undefined,
     scriptTime: new ScriptTime(),
-    local: await LocalHistory.create(options.outDir, options.topology === "sentinel"),
+    local: await LocalHistory.create(options.outDir, options.topology !== "standalone"),
     phasesMs: {},
     lapStarted: Date.now(),
   };
