@@ -43,6 +43,11 @@ export const SWITCH_SLACK_MS = 5000;
 export interface Loss {
   at: number;
   slots?: readonly (readonly [number, number])[];
+  /**
+   * A Cluster slot's migration: it rewrites the slot's keys on another master, whose replica
+   * confirmed none of them, so a replica's earlier confirmation no longer holds.
+   */
+  moves?: boolean;
 }
 
 /**
@@ -62,14 +67,21 @@ function recordSlot(record: LocalRecord): number {
   return streamSlot(group?.stream ?? key.split(":")[0] ?? "");
 }
 
-/** When writes of `slot` may have been lost, in order. */
-export function lossesOf(losses: readonly Loss[], slot: number): number[] {
+/** When writes of `slot` may have been lost, in order (only migrations: `moves`). */
+export function lossesOf(losses: readonly Loss[], slot: number, moves = false): number[] {
   const hits = (loss: Loss) =>
-    loss.slots === undefined || loss.slots.some(([first, last]) => slot >= first && slot <= last);
+    (loss.moves === true || !moves) &&
+    (loss.slots === undefined || loss.slots.some(([first, last]) => slot >= first && slot <= last));
   return losses
     .filter(hits)
     .map((loss) => loss.at)
     .sort((a, b) => a - b);
+}
+
+/** A replica confirmed the record, and no migration of its slot moved it since. */
+function stillConfirmed(losses: readonly Loss[], record: LocalRecord): boolean {
+  if (record.confirmed !== true) return false;
+  return !lossesOf(losses, recordSlot(record), true).some((s) => s + SWITCH_SLACK_MS >= record.at);
 }
 
 /** Kinds whose records are outcomes or facts the invariants count; the others are only merged. */
@@ -128,7 +140,7 @@ export function mergeLocal(
   const sets = new Map(kinds.map((kind) => [kind, new Set(history[kind])]));
   const dropped: Dropped[] = [];
   const violations: Violation[] = [];
-  const confirmed = new Set(local.filter((r) => r.confirmed === true).map((r) => r.record));
+  const confirmed = new Set(local.filter((r) => stillConfirmed(losses, r)).map((r) => r.record));
   for (const record of local) {
     if (held(history, sets, record)) continue;
     if (!CLASSIFIED.includes(record.kind)) {
@@ -138,7 +150,7 @@ export function mergeLocal(
     const key = record.record.split(" ")[0] ?? "";
     const switchAt = switchAfter(losses, record);
     const what = `${record.kind} record "${record.record}" answered at ${record.at}`;
-    if (record.confirmed === true) {
+    if (confirmed.has(record.record)) {
       violations.push({ invariant: "confirmed-write-lost", key, detail: `${what}, gone` });
       keep(history, sets, record);
     } else if (switchAt === undefined) {

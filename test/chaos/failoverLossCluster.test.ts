@@ -81,6 +81,17 @@ describe("the chaos checker on Cluster: a drop is tied to its slot's master", ()
     expect(verdict.invariants).toEqual(["lost", "confirmed-write-lost"]);
   });
 
+  it("a confirmed entry its slot's migration moved, then lost with its new master: lost-by-failover", () => {
+    // The migration rewrote it on another master, whose replica nobody asked.
+    const records = [local("produced", PRODUCED, 1000, true)];
+    const migrate: AppliedFault = { ...kill(2000, [[9631, 9631]]), kind: "migrate-slot" };
+    const faults = [migrate, kill(3000, JOBS_MASTER)];
+    expect(clusterVerdict(redisHistory(), records, faults).invariants).toEqual([]);
+    const other: AppliedFault = { ...migrate, slots: [[105, 105]] };
+    const kept = clusterVerdict(redisHistory(), records, [other, kill(3000, JOBS_MASTER)]);
+    expect(kept.invariants).toEqual(["lost", "confirmed-write-lost"]);
+  });
+
   it("a fault with no slots (an older history) still explains any slot's drop, and is counted", () => {
     const records = [local("produced", PRODUCED, 1000, false)];
     const verdict = clusterVerdict(redisHistory(), records, [kill(2000)]);

@@ -47,10 +47,10 @@ function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: number[] } {
     return { lossy: switches.map((at) => ({ at })), cuts: [...cuts, ...switches] };
   }
   const lost = happened.filter((fault) => lossy(input.topology, fault));
-  return {
-    lossy: lost.map(({ at, slots }) => (slots === undefined ? { at } : { at, slots })),
-    cuts,
-  };
+  const losses = lost.map(({ at, slots, kind }) =>
+    slots === undefined ? { at } : { at, slots, moves: kind === "migrate-slot" },
+  );
+  return { lossy: losses, cuts };
 }
 
 /**
