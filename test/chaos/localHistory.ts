@@ -92,7 +92,8 @@ export class LocalHistory {
       .call(command, [...args], answered)
       .call("WAIT", "1", String(this.waitMs))
       .exec();
-    const [[error, reply] = [null, undefined], [waitError, waited] = [null, 0]] = replies ?? [];
+    if (replies === null) throw new Error(`${command}: its pipeline was discarded`);
+    const [[error, reply] = [null, undefined], [waitError, waited] = [null, 0]] = replies;
     if (error !== null) {
       if (!REDIRECTED.test(error.message)) throw error;
       return { reply: await redis.call(command, ...args), at: Date.now(), confirmed: false };

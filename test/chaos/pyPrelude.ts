@@ -71,9 +71,10 @@ def chaos_write(client, key, *args):
     """EVAL, then WAIT 1 in one pipeline, on one connection: WAIT answers for this write. On Cluster,
     on the connection of the node serving key's slot in the client's map. Redirected: sent again
     by the client's own routing, unconfirmed. Returns (reply, when it answered (at most), confirmed)."""
-    at = str(int(time.time() * 1000))
     if chaos_wait_ms <= 0:
-        return client.eval(*args), at, None
+        reply = client.eval(*args)
+        return reply, str(int(time.time() * 1000)), None
+    at = str(int(time.time() * 1000))
     cluster = isinstance(client, chaos_redis_cluster.RedisCluster)
     try:
         node = client.get_redis_connection(client.get_node_from_key(key)) if cluster else client
