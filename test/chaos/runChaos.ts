@@ -106,7 +106,7 @@ async function runNemesis(
 
 async function schedule(run: Run, options: ChaosOptions, random: () => number): Promise<void> {
   const activeMs = Math.round(options.durationMs * 0.75);
-  // Its own connection: each write is followed by WAIT (on Sentinel), which holds the connection.
+  // Its own connection: each write is followed by WAIT (Sentinel, Cluster), which holds it.
   const connection = run.topology.connect();
   const producer = new ChaosProducer(
     connection,
