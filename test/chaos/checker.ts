@@ -1,6 +1,6 @@
 import type { DeadLetter, History } from "./history.js";
 import { CHAOS_GROUPS, type ChaosGroup } from "./groups.js";
-import { byUnit, type Dropped } from "./failoverLoss.js";
+import { byUnit, lossesOf, streamSlot, type Dropped, type Loss } from "./failoverLoss.js";
 import { outcomesAcrossFailovers } from "./outcomes.js";
 
 export interface Violation {
@@ -55,8 +55,8 @@ interface Seen {
   deadLetters: Map<string, DeadLetter[]>;
   /** When the nemesis cut connections (a reply, or a delivery, may have been lost). */
   cuts: readonly number[];
-  /** When a failover may have lost acknowledged writes (a delivery among them). */
-  lossy: readonly number[];
+  /** When a failover may have lost acknowledged writes (a delivery among them), of which slots. */
+  lossy: readonly Loss[];
   /** Outcomes (acks, purges) a failover dropped, by "key group"; entries it dropped, by key. */
   dropped: Map<string, Dropped[]>;
   droppedEntries: Map<string, Dropped>;
@@ -120,6 +120,8 @@ function explain(seen: Seen, dropped: Dropped, what: string): void {
 function checkUnit(unit: Unit, out: Violation[]): void {
   const { key, group, seen } = unit;
   const id = `${key} ${group.group}`;
+  // Only a loss of the slot its records live in may have dropped any of them (failoverLoss.ts).
+  const lossy = lossesOf(seen.lossy, streamSlot(group.stream));
   const redriven = (seen.redriven.get(id) ?? []).length;
   const add = (invariant: string, detail: string) =>
     out.push({ invariant, key, detail: `${group.group}: ${detail}` });
@@ -131,7 +133,7 @@ function checkUnit(unit: Unit, out: Violation[]): void {
     dead: seen.deadLetters.get(id) ?? [],
     dropped: seen.dropped.get(id) ?? [],
     confirmed: seen.confirmed,
-    switches: seen.lossy,
+    switches: lossy,
   });
   seen.lostByFailover.push(...explained);
   if (facts === 0) {
@@ -147,7 +149,7 @@ function checkUnit(unit: Unit, out: Violation[]): void {
   if (key.endsWith(":poison") && acks.length > 0) add("poison-acked", "a poison entry was acked");
   // Each redrive starts the entry's deliveries again from 0; a failover may lose a delivery that
   // its consumer saw (and recorded), to be delivered again.
-  const lost = seen.lossy.filter((at) => at >= unit.producedMs).length;
+  const lost = lossy.filter((at) => at >= unit.producedMs).length;
   const bound = (group.maxDeliveries + 1) * (1 + redriven) + lost;
   const { janitor } = splitDeliveries(seen.deliveries.get(id) ?? []);
   if (janitor > bound) add("over-delivered", `delivered ${janitor} times, bound ${bound}`);
@@ -161,7 +163,7 @@ function checkUnit(unit: Unit, out: Violation[]): void {
 export function checkHistory(
   history: History,
   cuts: readonly number[],
-  lossy: readonly number[],
+  lossy: readonly Loss[],
   failovers: { dropped: readonly Dropped[]; confirmed: ReadonlySet<string> } = {
     dropped: [],
     confirmed: new Set(),

@@ -1,38 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { DeadLetter, History } from "./history.js";
+import { ack, delivery, held, KEY, local, PRODUCED, redisHistory } from "./historyFixture.js";
 import { judge } from "./judge.js";
 import { parseLocalLog, localLine, type LocalRecord } from "./localHistory.js";
 import { settleFaults, type AppliedFault } from "./nemesis.js";
 import { NOT_ANNOUNCED } from "./topology.js";
-
-/**
- * The checker across failovers, on hand-built histories (pure logic): what Redis held at the end,
- * what the parties' local logs say Redis answered, and when the primary switched. `jobs` is read
- * by one group, `workers` (requeue).
- */
-function redisHistory(parts: Partial<History> = {}): History {
-  return {
-    produced: {},
-    acks: [],
-    deliveries: [],
-    stalls: [],
-    purged: [],
-    redriven: [],
-    deadLetters: [],
-    sourceBodies: {},
-    ...parts,
-  };
-}
-
-const KEY = "jobs:1";
-const PRODUCED = `${KEY} jobs 1000-0`;
-const held = { produced: { [KEY]: "jobs 1000-0" }, sourceBodies: { [KEY]: "body=00" } };
-const ack = (ms: number, consumer = "workers-c0") => `${KEY} workers jobs 1000-0 ${consumer} ${ms}`;
-const delivery = (ms: number) => `${KEY} workers jobs 1000-0 ${ms} new workers-c0`;
-
-function local(kind: LocalRecord["kind"], record: string, at: number, confirmed?: boolean) {
-  return { kind, record, at, confirmed };
-}
 
 /** Dead-lettered after 5 deliveries, each a crash: neither miscounted nor collateral. */
 const fiveCrashes = {

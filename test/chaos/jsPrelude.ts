@@ -30,7 +30,8 @@ const REREADS = 8;
  * - xreadgroup and xclaim (without JUSTID): each delivered entry goes to the deliveries history,
  *   as "key group stream id ms how consumer" (how: new for `>`, own for a read of its own PEL,
  *   reread for the hot loop's re-reads);
- * - xack runs ACK_LUA instead, then (on Sentinel) WAIT 1: does the replica hold it?
+ * - xack runs ACK_LUA instead, then (on Sentinel and Cluster) WAIT 1 on the node that took it:
+ *   does its replica hold it?
  * Each record also goes to the process's local log (localHistory.ts), which a failover cannot
  * drop: deliveries, stalls, and each acknowledgement that took effect with WAIT's verdict.
  * `handle` fails for poison entries (a hot consumer first re-reads it from its own PEL at once,
@@ -74,13 +75,20 @@ function chaosLocal(kind, records, confirmed, at = Date.now()) {
   const flag = confirmed === undefined ? "-" : confirmed ? "1" : "0";
   chaosAppend(chaosLog, records.map((r) => [kind, at, flag, r].join("\\t") + "\\n").join(""));
 }
-async function chaosConfirm(client) {
-  if (chaosWaitMs <= 0) return undefined;
-  try {
-    return Number(await client.call("WAIT", 1, chaosWaitMs)) >= 1;
-  } catch {
-    return false;
+// The write, then WAIT 1 in one pipeline, on one connection: WAIT answers for this write. On
+// Cluster, ioredis sends the pipeline (keyless WAIT included) to the master of the write's slot.
+// Redirected (MOVED, ASK, TRYAGAIN): sent again by the client's own routing, unconfirmed.
+async function chaosWrite(client, command, args) {
+  if (chaosWaitMs <= 0) return [await client.call(command, ...args), Date.now(), undefined];
+  let at = 0;
+  const answered = () => void (at = Date.now());
+  const replies = await client.pipeline().call(command, args, answered).call("WAIT", 1, chaosWaitMs).exec();
+  const [[error, reply], [waitError, waited]] = replies;
+  if (error) {
+    if (!/^(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\\b/.test(error.message)) throw error;
+    return [await client.call(command, ...args), Date.now(), false];
   }
+  return [reply, at, !waitError && Number(waited) >= 1];
 }
 function chaosKey(fields) {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === "k") return fields[i + 1];
@@ -124,9 +132,9 @@ ChaosClient.prototype.xack = async function (stream, group, id) {
   const key = chaosHeld.get(stream + " " + id) ?? "";
   chaosHeld.delete(stream + " " + id);
   const record = [key, group, stream, id, chaosConsumer, Date.now()].join(" ");
-  const done = await this.eval(${JSON.stringify(ACK_LUA)}, 2, stream, ${acks}, group, id, record);
-  const at = Date.now();
-  if (done === 1) chaosLocal("acks", [record], await chaosConfirm(this), at);
+  const args = [${JSON.stringify(ACK_LUA)}, 2, stream, ${acks}, group, id, record];
+  const [done, at, confirmed] = await chaosWrite(this, "eval", args);
+  if (done === 1) chaosLocal("acks", [record], confirmed, at);
   return done;
 };
 }

@@ -1,5 +1,5 @@
 import { checkHistory, type Verdict } from "./checker.js";
-import { mergeLocal } from "./failoverLoss.js";
+import { mergeLocal, type Loss } from "./failoverLoss.js";
 import type { History } from "./history.js";
 import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
@@ -13,10 +13,14 @@ const CUTS: readonly string[] = ["client-kill", "kill-redis", "failover"];
 
 /**
  * Faults that may lose writes already answered: on Cluster a master's kill, which its replica's
- * promotion answers, and a failover (standalone replays its AOF, fsynced at every write).
+ * promotion answers, a failover, and a slot's migration (its keys rewritten on a master whose
+ * replica may not have them yet); standalone replays its AOF, fsynced at every write.
  */
-function lossy(topology: TopologyName, kind: string): boolean {
-  return kind === "failover" || (kind === "kill-redis" && topology === "cluster");
+function lossy(topology: TopologyName, fault: AppliedFault): boolean {
+  if (topology !== "cluster") return fault.kind === "failover";
+  // A migration recorded without its slot (an older history) loses nothing, as before.
+  if (fault.kind === "migrate-slot") return fault.slots !== undefined;
+  return fault.kind === "failover" || fault.kind === "kill-redis";
 }
 
 export interface JudgeInput {
@@ -32,26 +36,35 @@ export interface JudgeInput {
 /**
  * When writes may have been lost, and connections cut. On Sentinel the switches themselves
  * (a failover fault that never switched lost nothing; one the Sentinels made alone did cut);
- * elsewhere, the faults that do it.
+ * elsewhere, the faults that do it, each on Cluster with the slots whose writes it may lose.
  */
-function failoverTimes(input: JudgeInput): { lossy: number[]; cuts: number[] } {
+function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: number[] } {
   const { faults, switches } = input;
   const happened = faults.filter((fault) => fault.happened !== false);
   const cutKinds = switches === undefined ? CUTS : CUTS.filter((kind) => kind !== "failover");
   const cuts = happened.filter((fault) => cutKinds.includes(fault.kind)).map((fault) => fault.at);
-  if (switches !== undefined) return { lossy: [...switches], cuts: [...cuts, ...switches] };
-  const lost = happened.filter((fault) => lossy(input.topology, fault.kind));
-  return { lossy: lost.map((fault) => fault.at), cuts };
+  if (switches !== undefined) {
+    return { lossy: switches.map((at) => ({ at })), cuts: [...cuts, ...switches] };
+  }
+  const lost = happened.filter((fault) => lossy(input.topology, fault));
+  const losses = lost.map(({ at, slots, kind }) =>
+    slots === undefined ? { at } : { at, slots, moves: kind === "migrate-slot" },
+  );
+  return { lossy: losses, cuts };
 }
 
 /**
  * The checker's verdict on a run: Redis's history merged with the local logs (what a failover
- * dropped told apart, failoverLoss.ts), then every invariant (checker.ts).
+ * dropped told apart, failoverLoss.ts), then every invariant (checker.ts). On Cluster, the count
+ * of lossy faults recorded without their slots: each may explain a drop in any slot.
  */
 export function judge(input: JudgeInput): Verdict {
-  const { lossy: lossPoints, cuts } = failoverTimes(input);
-  const merged = mergeLocal(input.history, input.local, lossPoints);
-  const verdict = checkHistory(merged.history, cuts, lossPoints, merged);
+  const { lossy: losses, cuts } = failoverTimes(input);
+  const merged = mergeLocal(input.history, input.local, losses);
+  const verdict = checkHistory(merged.history, cuts, losses, merged);
   verdict.violations.push(...merged.violations);
+  if (input.topology === "cluster") {
+    verdict.counts.lossyFaultsWithoutSlots = losses.filter((l) => l.slots === undefined).length;
+  }
   return verdict;
 }

@@ -25,11 +25,22 @@ export const LOCAL_LOG_ENV = "CHAOS_LOCAL_LOG";
 export const WAIT_MS_ENV = "CHAOS_WAIT_MS";
 
 /**
- * WAIT's timeout on Sentinel (one replica). Short: a consumer waits it out after each
- * acknowledgement while the replica resyncs, and an unconfirmed record that survives is a fact
- * anyway; the confirmation only decides what a failover may have dropped.
+ * WAIT's timeout on Sentinel and Cluster (one replica per primary, or per master). Short: a
+ * consumer waits it out after each acknowledgement while the replica resyncs, and an unconfirmed
+ * record that survives is a fact anyway; the confirmation only decides what a failover may have
+ * dropped.
  */
-const SENTINEL_WAIT_MS = 200;
+const WAIT_MS = 200;
+
+/** What a write answered, when, and whether a replica confirmed it (undefined: not asked). */
+export interface ConfirmedWrite {
+  reply: unknown;
+  at: number;
+  confirmed: boolean | undefined;
+}
+
+/** Replies that send a Cluster write to another node (the client's own routing follows them). */
+const REDIRECTED = /^(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/u;
 
 /** One line of a local log: kind, answered-at, confirmed (1, 0 or -), the record. */
 export function localLine(record: LocalRecord): string {
@@ -59,14 +70,35 @@ export class LocalHistory {
     readonly dir: string,
   ) {}
 
-  /** WAIT 1 on the connection that just wrote: does a replica hold everything it wrote? */
-  async confirm(redis: Redis): Promise<boolean | undefined> {
-    if (this.waitMs <= 0) return undefined;
-    try {
-      return Number(await redis.call("WAIT", "1", String(this.waitMs))) >= 1;
-    } catch {
-      return false;
+  /**
+   * `command`, then WAIT 1 in the same pipeline: one connection, so WAIT answers for this write
+   * (it waits for its connection's latest write). On Cluster ioredis sends a pipeline to the
+   * master of its keys' slot, the keyless WAIT with it: the node that took the write. A write
+   * redirected (MOVED, ASK, TRYAGAIN) is sent again through the client's own routing, to the node
+   * that takes it now, and stays unconfirmed: the safe verdict (failoverLoss.ts).
+   */
+  async write(
+    redis: Redis,
+    command: string,
+    args: readonly (string | Buffer | number)[],
+  ): Promise<ConfirmedWrite> {
+    if (this.waitMs <= 0) {
+      return { reply: await redis.call(command, ...args), at: Date.now(), confirmed: undefined };
     }
+    let at = 0;
+    const answered = () => void (at = Date.now());
+    const replies = await redis
+      .pipeline()
+      .call(command, [...args], answered)
+      .call("WAIT", "1", String(this.waitMs))
+      .exec();
+    if (replies === null) throw new Error(`${command}: its pipeline was discarded`);
+    const [[error, reply] = [null, undefined], [waitError, waited] = [null, 0]] = replies;
+    if (error !== null) {
+      if (!REDIRECTED.test(error.message)) throw error;
+      return { reply: await redis.call(command, ...args), at: Date.now(), confirmed: false };
+    }
+    return { reply, at, confirmed: waitError === null && Number(waited) >= 1 };
   }
 
   /** A run's: in `outDir`/local, emptied of another run's; WAIT where there is a replica. */
@@ -74,7 +106,7 @@ export class LocalHistory {
     const dir = join(outDir, "local");
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
-    return new LocalHistory(replicated ? SENTINEL_WAIT_MS : 0, dir);
+    return new LocalHistory(replicated ? WAIT_MS : 0, dir);
   }
 
   add(record: LocalRecord): void {

@@ -32,6 +32,8 @@ export interface AppliedFault extends PlannedFault {
   note?: string;
   /** false: a fault that did not happen (it failed, or its failover was never announced). */
   happened?: boolean;
+  /** Cluster: the slots the fault's master served when it hit (kill-redis, failover), or the slot migrated. */
+  slots?: readonly (readonly [number, number])[];
 }
 
 const WEIGHTS: [FaultKind, number][] = [

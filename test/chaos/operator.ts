@@ -67,10 +67,13 @@ export async function operate(
   if (done) {
     const history = kind === "purge" ? "purged" : "redriven";
     const record = [letter.key, group.group, letter.id, Date.now()].join(" ");
-    await on.redis.rpush(historyKey(group.stream, history), record);
+    const key = historyKey(group.stream, history);
     // Kept outside Redis too, with WAIT's verdict (localHistory.ts).
-    const at = Date.now();
-    on.local?.add({ kind: history, record, at, confirmed: await on.local.confirm(on.redis) });
+    if (on.local === undefined) await on.redis.rpush(key, record);
+    else {
+      const { at, confirmed } = await on.local.write(on.redis, "rpush", [key, record]);
+      on.local.add({ kind: history, record, at, confirmed });
+    }
   }
   return `${group.group} ${letter.id} (${letter.key}): exit ${code} ${out.slice(0, 300)}`;
 }

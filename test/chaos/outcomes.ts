@@ -13,7 +13,7 @@ export interface UnitRecords {
   dropped: readonly Dropped[];
   /** Records a replica confirmed (WAIT). */
   confirmed: ReadonlySet<string>;
-  /** When the primary switched (or a Cluster master was lost). */
+  /** When the primary switched (on Cluster: a loss of the unit's slot, failoverLoss.ts). */
   switches: readonly number[];
 }
 

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { historyKey } from "./groups.js";
-import type { LocalHistory } from "./localHistory.js";
+import type { ConfirmedWrite, LocalHistory } from "./localHistory.js";
 
 /**
  * Produces with an idempotency key: the script writes the entry and the key's id in one step, and
@@ -81,9 +81,9 @@ export class ChaosProducer {
   private async produce(stream: string, key: string, fields: (string | Buffer)[]): Promise<void> {
     for (;;) {
       try {
-        const produced = historyKey(stream, "produced");
-        const reply = await this.redis.eval(PRODUCE_LUA, 2, stream, produced, key, ...fields);
-        await this.recordLocally(stream, key, String(reply));
+        const args = [PRODUCE_LUA, 2, stream, historyKey(stream, "produced"), key, ...fields];
+        if (this.local === undefined) await this.redis.call("eval", ...args);
+        else this.recordLocally(stream, key, await this.local.write(this.redis, "eval", args));
         return;
       } catch {
         // Redis restarting or the connection killed: the same key again, written at most once.
@@ -93,12 +93,15 @@ export class ChaosProducer {
     }
   }
 
-  /** The script answers the new id, or "stream id" of the key's first write (a retry). */
-  private async recordLocally(stream: string, key: string, reply: string): Promise<void> {
-    if (this.local === undefined) return;
-    const at = Date.now();
-    const where = reply.includes(" ") ? reply : `${stream} ${reply}`;
-    const confirmed = await this.local.confirm(this.redis);
-    this.local.add({ kind: "produced", record: `${key} ${where}`, at, confirmed });
+  /**
+   * The script answers the new id, or "stream id" of the key's first write (a retry): that write
+   * was an earlier attempt's, maybe on a connection since closed, which WAIT cannot answer for.
+   */
+  private recordLocally(stream: string, key: string, write: ConfirmedWrite): void {
+    const reply = String(write.reply);
+    const retried = reply.includes(" ");
+    const where = retried ? reply : `${stream} ${reply}`;
+    const confirmed = retried && write.confirmed === true ? false : write.confirmed;
+    this.local?.add({ kind: "produced", record: `${key} ${where}`, at: write.at, confirmed });
   }
 }

@@ -22,6 +22,7 @@ import time
 
 import redis as chaos_redis
 import redis.cluster as chaos_redis_cluster
+import redis.exceptions as chaos_exceptions
 
 
 def chaos_client():
@@ -55,13 +56,41 @@ def chaos_local(kind, records, confirmed=None, at=None):
         log.write("".join("\\t".join([kind, at, flag, r]) + "\\n" for r in records))
 
 
-def chaos_confirm(client):
+# Replies and failures after which another node takes the write (RedisCluster's routing follows).
+chaos_redirected = (
+    chaos_exceptions.AskError,  # MOVED too
+    chaos_exceptions.TryAgainError,
+    chaos_exceptions.ClusterDownError,
+    chaos_exceptions.ConnectionError,
+    chaos_exceptions.TimeoutError,
+    chaos_exceptions.RedisClusterException,
+)
+
+
+def chaos_write(client, key, *args):
+    """EVAL, then WAIT 1 in one pipeline, on one connection: WAIT answers for this write. On Cluster,
+    on the connection of the node serving key's slot in the client's map. Redirected: sent again
+    by the client's own routing, unconfirmed. Returns (reply, when it answered (at most), confirmed)."""
     if chaos_wait_ms <= 0:
-        return None
+        reply = client.eval(*args)
+        return reply, str(int(time.time() * 1000)), None
+    at = str(int(time.time() * 1000))
+    cluster = isinstance(client, chaos_redis_cluster.RedisCluster)
     try:
-        return int(client.execute_command("WAIT", 1, chaos_wait_ms)) >= 1
-    except Exception:
-        return False
+        node = client.get_redis_connection(client.get_node_from_key(key)) if cluster else client
+        pipe = node.pipeline(transaction=False)
+        pipe.eval(*args)
+        pipe.execute_command("WAIT", 1, chaos_wait_ms)
+        reply, waited = pipe.execute(raise_on_error=False)
+    except chaos_redirected:
+        if not cluster:
+            raise
+        return client.eval(*args), at, False
+    if isinstance(reply, chaos_redirected) and cluster:
+        return client.eval(*args), at, False
+    if isinstance(reply, Exception):
+        raise reply
+    return reply, at, not isinstance(waited, Exception) and int(waited) >= 1
 
 
 def chaos_text(value):
@@ -99,10 +128,10 @@ def chaos_xack(self, name, groupname, *ids):
         key = chaos_held.pop(where, "")
         now = str(int(time.time() * 1000))
         record = " ".join([key, chaos_text(groupname), where[0], where[1], chaos_consumer, now])
-        n = self.eval(chaos_ack_lua, 2, name, ${acks}, groupname, entry_id, record)
-        at = str(int(time.time() * 1000))
+        args = (chaos_ack_lua, 2, name, ${acks}, groupname, entry_id, record)
+        n, at, confirmed = chaos_write(self, name, *args)
         if n == 1:
-            chaos_local("acks", [record], chaos_confirm(self), at)
+            chaos_local("acks", [record], confirmed, at)
         done += n
     return done
 

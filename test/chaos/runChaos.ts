@@ -106,7 +106,7 @@ async function runNemesis(
 
 async function schedule(run: Run, options: ChaosOptions, random: () => number): Promise<void> {
   const activeMs = Math.round(options.durationMs * 0.75);
-  // Its own connection: each write is followed by WAIT (on Sentinel), which holds the connection.
+  // Its own connection: each write is followed by WAIT (Sentinel, Cluster), which holds it.
   const connection = run.topology.connect();
   const producer = new ChaosProducer(
     connection,
@@ -160,7 +160,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     auditor: new PendingAuditor(admin, READ_PAIRS),
     recovery: undefined,
     scriptTime: new ScriptTime(),
-    local: await LocalHistory.create(options.outDir, options.topology === "sentinel"),
+    local: await LocalHistory.create(options.outDir, options.topology !== "standalone"),
     phasesMs: {},
     lapStarted: Date.now(),
   };
