@@ -16,6 +16,7 @@ import { ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
 import { sentinel, standalone, type TopologyName } from "./topology.js";
+import { harnessFailures } from "./clusterFaults.js";
 import { cluster } from "./clusterTopology.js";
 import { healJanitors, type JanitorSet } from "./janitors.js";
 import { lap, startParties, type Run } from "./runState.js";
@@ -214,7 +215,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
   for (const [stream, length] of Object.entries(run.auditor.longest)) {
     verdict.counts[`longest ${stream}`] = length;
   }
-  verdict.violations.push(...extra);
+  verdict.violations.push(...extra, ...harnessFailures(run.faults));
   const consumers = run.consumers.map(({ name, behaviour, starts, crashes }) => ({
     name,
     behaviour,
