@@ -65,15 +65,16 @@ async function openMigration(cluster: ChaosCluster, slot: number) {
   return { views, target, from, into };
 }
 
-describe("the chaos Cluster slot migration", () => {
-  let cluster: ChaosCluster;
-  beforeAll(async () => {
-    cluster = await ChaosCluster.start();
-  }, 180_000);
-  afterAll(async () => {
-    await cluster.stop();
-  });
+// One real Cluster for the file (hooks at the top level, so each describe below is short).
+let cluster: ChaosCluster;
+beforeAll(async () => {
+  cluster = await ChaosCluster.start();
+}, 180_000);
+afterAll(async () => {
+  await cluster.stop();
+});
 
+describe("the chaos Cluster slot migration", () => {
   it("never leaves a slot open when MIGRATE fails (BUSYKEY: a key already at the target)", async () => {
     const stream = SOURCE_STREAMS[0] ?? "";
     const slot = keySlot(stream);
@@ -105,7 +106,9 @@ describe("the chaos Cluster slot migration", () => {
     }
     expect(await cluster.owner(slot)).toBe(owner?.port);
   }, 180_000);
+});
 
+describe("the chaos Cluster slot migration left open", () => {
   it("finishes a migration left open after some of its keys moved: all on the target, closed everywhere", async () => {
     const stream = SOURCE_STREAMS[1] ?? "";
     const slot = keySlot(stream);
@@ -137,7 +140,9 @@ describe("the chaos Cluster slot migration", () => {
     expect(note).toMatch(/finished: .*BUSYKEY .*the same copy on both/u);
     expect(slots).toEqual([[slot, slot]]);
   }, 180_000);
+});
 
+describe("the chaos Cluster migration's BUSYKEY copies", () => {
   it("compares a key's two copies: the source's moves over an older one, never over a newer", async () => {
     const stream = SOURCE_STREAMS[2] ?? "";
     const slot = keySlot(stream);
