@@ -15,13 +15,15 @@ import { pollUntil } from "./quiescence.js";
 import { compareCopies } from "./busyKey.js";
 import {
   finishMigration,
-  HARNESS_FAILURE,
   MIGRATE_TIMEOUT_MS,
+  resumeMigrations,
+  settlement,
   undoMigration,
 } from "./slotCompletion.js";
 import type { FaultOutcome } from "./topology.js";
 
-export { parseSelf, type SelfView } from "./clusterSelf.js";
+export { parseSelf } from "./clusterSelf.js";
+export { settlement } from "./slotCompletion.js";
 
 /** The slot of one source stream drawn by `pick`, and the master serving it. */
 async function target(cluster: ChaosCluster, pick: number) {
@@ -103,15 +105,6 @@ export function migrationEnds(
   const others = masters.filter((view) => view !== source);
   const target = others[pick % Math.max(1, others.length)];
   return target === undefined ? `no other master for slot ${slot}` : { source, target };
-}
-
-/**
- * Where a failed migration's slot goes, by the keys of it that reached the target (beyond those
- * it held before): to the target once any did, else back to the source. Giving a slot back to
- * its source once keys moved would leave them unserved on the target.
- */
-export function settlement(movedKeys: number): "finish" | "undo" {
-  return movedKeys > 0 ? "finish" : "undo";
 }
 
 /** The key MIGRATE was moving when it failed: BUSYKEY's two copies, compared (busyKey.ts). */
@@ -201,49 +194,27 @@ export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<
     };
   }
   const open = await openMigrations(cluster);
-  if (open.size > 0) return resume(cluster, open);
   const ends = migrationEnds(await selfViews(cluster), slot, Math.floor(pick / 3));
-  if (typeof ends === "string") {
+  if (open.size === 0 && typeof ends === "string") {
     return { note: `failed: ${ends}, slot ${slot} (${stream}) not migrated`, slots };
   }
-  const what = `slot ${slot} (${stream}) ${ends.source.port} -> ${ends.target.port}`;
+  const way = typeof ends === "string" ? "" : ` ${ends.source.port} -> ${ends.target.port}`;
+  const what = `slot ${slot} (${stream})${way}`;
   const release = await holdFailovers(cluster);
-  let outcome: { note: string; happened?: boolean } = { note: `${what}: interrupted` };
+  let outcome: FaultOutcome = { note: `${what}: interrupted`, slots };
   try {
-    outcome = await migrate(cluster, slot, ends, what);
+    outcome =
+      typeof ends === "string" || open.size > 0
+        ? await resumeMigrations(cluster, open)
+        : { ...(await migrate(cluster, slot, ends, what)), slots };
+  } catch (error) {
+    // Whatever it left open is finished (or undone) before the fault ends, all the same.
+    const left = await openMigrations(cluster);
+    const after =
+      left.size > 0 ? (await resumeMigrations(cluster, left)).note : "nothing left open";
+    outcome = { note: `${what}: ${String(error)}; ${after}`, slots };
   } finally {
     outcome.note += await release();
   }
-  return { ...outcome, slots };
-}
-
-/**
- * Migrations an earlier fault left open (the harness stopped mid-way): each finished if its
- * target holds keys of the slot, else undone. This is the fault then, not a new migration.
- */
-async function resume(cluster: ChaosCluster, open: Map<number, string>): Promise<FaultOutcome> {
-  const notes: string[] = [];
-  for (const [slot, targetId] of open) {
-    const port = (await selfViews(cluster)).find((view) => view.id === targetId)?.port ?? -1;
-    const held = (await keysByMaster(cluster, slot)).get(port) ?? 0;
-    const end =
-      settlement(held) === "finish"
-        ? await finishMigration(cluster, slot, targetId)
-        : `undone (no key had moved): ${await undoMigration(cluster, slot)}`;
-    notes.push(`slot ${slot} left open towards ${port}: ${end}`);
-  }
-  const note = `interrupted migrations: ${notes.join("; ")}`;
-  return { note, slots: [...open.keys()].map((slot) => [slot, slot] as const) };
-}
-
-/** The faults whose note says the harness left a slot split or open: the run fails on them. */
-export function harnessFailures(
-  faults: readonly { kind: string; at: number; note?: string }[],
-): { invariant: string; detail: string }[] {
-  return faults
-    .filter((fault) => fault.note?.includes(HARNESS_FAILURE) === true)
-    .map((fault) => ({
-      invariant: "harness-slot-split",
-      detail: `${fault.kind} at ${fault.at}: ${fault.note ?? ""}`,
-    }));
+  return outcome;
 }

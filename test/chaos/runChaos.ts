@@ -16,12 +16,12 @@ import { ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
 import { sentinel, standalone, type TopologyName } from "./topology.js";
-import { harnessFailures } from "./clusterFaults.js";
 import { cluster } from "./clusterTopology.js";
 import { healJanitors, type JanitorSet } from "./janitors.js";
 import { lap, startParties, type Run } from "./runState.js";
 import { operate } from "./operator.js";
 import { SlowCommands } from "./slowlog.js";
+import { harnessFailures } from "./slotCompletion.js";
 
 export interface ChaosOptions {
   seed: number;

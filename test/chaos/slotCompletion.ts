@@ -2,13 +2,14 @@ import type { Redis } from "ioredis";
 import { compareCopies } from "./busyKey.js";
 import { SETTLE_MS, type ChaosCluster } from "./clusterNodes.js";
 import { keysByMaster, selfViews, serves, type SelfView } from "./clusterSelf.js";
+import type { FaultOutcome } from "./topology.js";
 import { pollUntil } from "./quiescence.js";
 
 /** MIGRATE's timeout: a long run's stream holds hundreds of MiB. */
 export const MIGRATE_TIMEOUT_MS = 60_000;
 
 /** Marks a fault's note the harness could not bring back to one owner per slot (runChaos.ts). */
-export const HARNESS_FAILURE = "HARNESS FAILURE";
+const HARNESS_FAILURE = "HARNESS FAILURE";
 
 const ignoreReplica = (error: unknown) => {
   // A node demoted meanwhile closed its open slots itself (and SETSLOT is for masters only).
@@ -158,4 +159,47 @@ export async function undoMigration(cluster: ChaosCluster, slot: number): Promis
   };
   if (await pollUntil(close, SETTLE_MS)) return `slot ${slot} closed everywhere, left to its owner`;
   return `${HARNESS_FAILURE}: slot ${slot} still open after ${SETTLE_MS} ms`;
+}
+
+/**
+ * Where a failed migration's slot goes, by the keys of it that reached the target (beyond those
+ * it held before): to the target once any did, else back to the source. Giving a slot back to
+ * its source once keys moved would leave them unserved on the target.
+ */
+export function settlement(movedKeys: number): "finish" | "undo" {
+  return movedKeys > 0 ? "finish" : "undo";
+}
+
+/**
+ * Migrations an earlier fault left open (the harness stopped mid-way): each finished if its
+ * target holds keys of the slot, else undone. This is the fault then, not a new migration.
+ */
+export async function resumeMigrations(
+  cluster: ChaosCluster,
+  open: Map<number, string>,
+): Promise<FaultOutcome> {
+  const notes: string[] = [];
+  for (const [slot, targetId] of open) {
+    const port = (await selfViews(cluster)).find((view) => view.id === targetId)?.port ?? -1;
+    const held = (await keysByMaster(cluster, slot)).get(port) ?? 0;
+    const end =
+      settlement(held) === "finish"
+        ? await finishMigration(cluster, slot, targetId)
+        : `undone (no key had moved): ${await undoMigration(cluster, slot)}`;
+    notes.push(`slot ${slot} left open towards ${port}: ${end}`);
+  }
+  const note = `interrupted migrations: ${notes.join("; ")}`;
+  return { note, slots: [...open.keys()].map((slot) => [slot, slot] as const) };
+}
+
+/** The faults whose note says the harness left a slot split or open: the run fails on them. */
+export function harnessFailures(
+  faults: readonly { kind: string; at: number; note?: string }[],
+): { invariant: string; detail: string }[] {
+  return faults
+    .filter((fault) => fault.note?.includes(HARNESS_FAILURE) === true)
+    .map((fault) => ({
+      invariant: "harness-slot-split",
+      detail: `${fault.kind} at ${fault.at}: ${fault.note ?? ""}`,
+    }));
 }
