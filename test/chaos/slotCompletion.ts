@@ -203,3 +203,24 @@ export function harnessFailures(
       detail: `${fault.kind} at ${fault.at}: ${fault.note ?? ""}`,
     }));
 }
+
+/** How long a migration fault waits for each master's replica to acknowledge its writes. */
+const REPLICATED_MS = 30_000;
+
+/**
+ * WAIT on every master: the migration's writes (RESTORE on the target, the DEL on the source)
+ * reached a replica before the fault ends. Else the next fault's kill of a master promotes a
+ * replica without the moved keys (seed 41: `shipments` gone 8 s after a kill that followed its
+ * migration, its entries then produced into a new stream without the `couriers` group).
+ */
+export async function replicated(cluster: ChaosCluster): Promise<string> {
+  const late: number[] = [];
+  for (const view of (await selfViews(cluster)).filter((v) => v.master)) {
+    const admin = cluster.byPort(view.port)?.client;
+    const acked = await admin?.call("WAIT", 1, REPLICATED_MS).catch(() => -1);
+    if (Number(acked) < 1) late.push(view.port);
+  }
+  return late.length === 0
+    ? ""
+    : `; no replica of ${late.join(", ")} acknowledged the migration's writes within ${REPLICATED_MS} ms`;
+}
