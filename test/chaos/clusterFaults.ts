@@ -1,11 +1,33 @@
 import { keySlot } from "../../src/core/keySlot.js";
-import { beginSlotMigration, type SlotMigration } from "../support/slotMigration.js";
+import { beginSlotMigration } from "../support/slotMigration.js";
 import { SETTLE_MS, type ChaosCluster } from "./clusterNodes.js";
+import {
+  keysByMaster,
+  openMigrations,
+  ownSlots,
+  selfViews,
+  serves,
+  type SelfView,
+} from "./clusterSelf.js";
+import { holdFailovers } from "./failoverHold.js";
 import { SOURCE_STREAMS } from "./groups.js";
 import { pollUntil } from "./quiescence.js";
+import { compareCopies } from "./busyKey.js";
+import {
+  finishMigration,
+  MIGRATE_TIMEOUT_MS,
+  replicated,
+  resumeMigrations,
+  settlement,
+  undoMigration,
+} from "./slotCompletion.js";
+import type { FaultOutcome } from "./topology.js";
 
-/** MIGRATE's timeout: a long run's stream holds hundreds of MiB. */
-const MIGRATE_TIMEOUT_MS = 60_000;
+export { parseSelf } from "./clusterSelf.js";
+export { settlement } from "./slotCompletion.js";
+
+/** How long a master's kill waits for its replica to acknowledge its writes so far. */
+const CAUGHT_UP_MS = 30_000;
 
 /** The slot of one source stream drawn by `pick`, and the master serving it. */
 async function target(cluster: ChaosCluster, pick: number) {
@@ -19,10 +41,27 @@ async function target(cluster: ChaosCluster, pick: number) {
  * replicated yet are lost, as asynchronous replication loses them); once it has, the master
  * restarts empty and rejoins as the new master's replica, and the fault ends when it is in sync.
  */
-export async function killMaster(cluster: ChaosCluster, pick: number): Promise<string> {
+export async function killMaster(cluster: ChaosCluster, pick: number): Promise<FaultOutcome> {
   const { stream, slot, port } = await target(cluster, pick);
   const victim = cluster.byPort(port);
-  if (victim === undefined) return `no master serves ${stream}`;
+  if (victim === undefined) return { note: `no master serves ${stream}` };
+  const slots = await ownSlots(victim.client);
+  // Its replica caught up first (WAIT): the kill loses the writes in flight, as asynchronous
+  // replication does, not a resync's worth (seed 41: a replica promoted in the middle of one,
+  // after a migration's RESTORE of a big stream, served that master's slots without it).
+  const acked = Number(await victim.client.call("WAIT", 1, CAUGHT_UP_MS).catch(() => 0));
+  // The fault's time is the kill's, after that wait: the checker counts cuts and losses from it.
+  const at = Date.now();
+  const note = await kill(cluster, { stream, slot, port }, victim);
+  const late = acked >= 1 ? "" : `; its replica had not caught up within ${CAUGHT_UP_MS} ms`;
+  return { note: `${note}${late}`, slots, at };
+}
+
+async function kill(
+  cluster: ChaosCluster,
+  { stream, slot, port }: { stream: string; slot: number; port: number },
+  victim: NonNullable<ReturnType<ChaosCluster["byPort"]>>,
+): Promise<string> {
   const started = Date.now();
   await victim.server.kill();
   const moved = async () => ![-1, port].includes(await cluster.owner(slot, port));
@@ -38,51 +77,23 @@ export async function killMaster(cluster: ChaosCluster, pick: number): Promise<s
 }
 
 /** CLUSTER FAILOVER on the replica of the master serving a drawn stream. */
-export async function failover(cluster: ChaosCluster, pick: number): Promise<string> {
+export async function failover(cluster: ChaosCluster, pick: number): Promise<FaultOutcome> {
   const { stream, slot, port } = await target(cluster, pick);
   const seen = await cluster.seen();
   const master = seen.find((node) => node.port === port);
   const replica = seen.find((node) => !node.master && node.masterId === master?.id);
   const client = replica === undefined ? undefined : cluster.byPort(replica.port)?.client;
-  if (replica === undefined || client === undefined) return `no replica of ${port} (${stream})`;
+  if (replica === undefined || client === undefined) {
+    return { note: `no replica of ${port} (${stream})` };
+  }
+  const slots = await ownSlots(cluster.byPort(port)?.client);
   await client.call("CLUSTER", "FAILOVER");
   const taken = async () =>
     (await cluster.owner(slot)) === replica.port && (await cluster.stable());
   const done = await pollUntil(taken, 20_000);
-  return `${stream}: replica ${replica.port} ${done ? "took over from" : "did NOT take over within 20 s from"} ${port}`;
+  const how = done ? "took over from" : "did NOT take over within 20 s from";
+  return { note: `${stream}: replica ${replica.port} ${how} ${port}`, slots };
 }
-
-/** A node's own line of CLUSTER NODES ("myself"): the only line a node cannot be stale about. */
-export interface SelfView {
-  id: string;
-  port: number;
-  master: boolean;
-  /** The slot ranges it serves, and the slots it has MIGRATING or IMPORTING. */
-  slots: [number, number][];
-  open: number[];
-}
-
-/** Parses the "myself" line of a CLUSTER NODES reply (slots from its 9th field on). */
-export function parseSelf(text: string): SelfView | undefined {
-  const line = text.split("\n").find((l) => l.split(" ")[2]?.split(",").includes("myself"));
-  if (line === undefined) return undefined;
-  const [id = "", address = "", flags = "", ...rest] = line.trim().split(" ");
-  const slots: [number, number][] = [];
-  const open: number[] = [];
-  for (const field of rest.slice(5)) {
-    const opened = /^\[(\d+)-[<>]-/u.exec(field);
-    if (opened !== null) open.push(Number(opened[1]));
-    else {
-      const [first = "", last = first] = field.split("-");
-      slots.push([Number(first), Number(last)]);
-    }
-  }
-  const port = Number(address.slice(address.indexOf(":") + 1, address.indexOf("@")));
-  return { id, port, master: flags.split(",").includes("master"), slots, open };
-}
-
-const serves = (view: SelfView, slot: number) =>
-  view.slots.some(([first, last]) => slot >= first && slot <= last);
 
 /**
  * Both ends of a migration among the nodes that say they are masters serving slots: the slot's
@@ -107,115 +118,114 @@ export function migrationEnds(
   return target === undefined ? `no other master for slot ${slot}` : { source, target };
 }
 
-/**
- * Where a failed migration's slot goes: to the target once the source holds none of its keys
- * (they all moved), else back to the source (a key of the slot on both ends stays on the target
- * unserved, as a failed `redis-cli --cluster reshard` leaves it).
- */
-export function settlement(sourceKeys: number, targetKeys: number): "finish" | "undo" {
-  return sourceKeys === 0 && targetKeys > 0 ? "finish" : "undo";
+/** The key MIGRATE was moving when it failed: BUSYKEY's two copies, compared (busyKey.ts). */
+async function busyRemark(error: unknown, key: string, ends: Ends, cluster: ChaosCluster) {
+  if (!(error instanceof Error && /BUSYKEY/u.test(error.message))) return "";
+  const [from, to] = [ends.source, ends.target].map((end) => cluster.byPort(end.port)?.client);
+  if (from === undefined || to === undefined) return "";
+  const verdict = await compareCopies(from, to, key).catch((e: unknown) => ({ why: String(e) }));
+  return `; ${key} on both: ${verdict.why}`;
 }
-
-/** The own line of every running node that answers. */
-async function selfViews(cluster: ChaosCluster): Promise<SelfView[]> {
-  const texts = await Promise.all(
-    cluster.clients().map((client) => client.call("CLUSTER", "NODES").catch(() => "")),
-  );
-  return texts.flatMap((text) => parseSelf(String(text)) ?? []);
-}
-
-const ignoreReplica = (error: unknown) => {
-  // A node demoted meanwhile closed its open slots itself (and SETSLOT is for masters only).
-  if (!(error instanceof Error && /only with masters/u.test(error.message))) throw error;
-};
 
 type Ends = { source: SelfView; target: SelfView };
 
-/** Ends a migration that failed: finishes it or undoes it, as settlement() says. */
-async function settle(cluster: ChaosCluster, slot: number, { source, target }: Ends) {
-  const count = async (view: SelfView) =>
-    Number(
-      await cluster
-        .byPort(view.port)
-        ?.client.call("CLUSTER", "COUNTKEYSINSLOT", slot)
-        .catch(() => Number.NaN),
-    );
-  const [sourceKeys, targetKeys] = [await count(source), await count(target)];
-  const how = settlement(sourceKeys, targetKeys);
-  const admin = (port: number) => cluster.byPort(port)?.client;
-  if (how === "finish") {
-    // The target first, as redis-cli does, so it owns the slot before anyone redirects.
-    for (const view of [target, source, ...(await selfViews(cluster))]) {
-      await admin(view.port)
-        ?.call("CLUSTER", "SETSLOT", slot, "NODE", target.id)
-        .catch(ignoreReplica);
-    }
-  } else {
-    for (const view of [source, target]) {
-      await admin(view.port)?.call("CLUSTER", "SETSLOT", slot, "STABLE").catch(ignoreReplica);
+/** SETSLOT IMPORTING/MIGRATING, then the slot's keys one by one, then the slot to the target. */
+async function migrateKeys(
+  cluster: ChaosCluster,
+  slot: number,
+  { source, target }: Ends,
+  progress: { moved: number; key: string },
+): Promise<void> {
+  const from = cluster.byPort(source.port)?.client;
+  const into = cluster.byPort(target.port)?.client;
+  if (from === undefined || into === undefined) throw new Error(`no client of ${source.port}`);
+  const others = (await selfViews(cluster)).filter(
+    (view) => view.master && view.id !== source.id && view.id !== target.id,
+  );
+  const steps = await beginSlotMigration({
+    slot,
+    source: { id: source.id, admin: from },
+    target: { id: target.id, port: target.port, admin: into },
+    others: others.flatMap((view) => cluster.byPort(view.port)?.client ?? []),
+    migrateTimeoutMs: MIGRATE_TIMEOUT_MS,
+  });
+  const keys = (await from.call("CLUSTER", "GETKEYSINSLOT", slot, 1000)) as string[];
+  for (const key of keys) {
+    progress.key = key;
+    await steps.moveKeys([key]);
+    progress.moved += 1;
+  }
+  progress.key = "";
+  await steps.finish();
+}
+
+/**
+ * The migration and its end: finished (finishMigration) once any key moved, wherever the
+ * slot's keys are by then; undone only when none did.
+ */
+async function migrate(cluster: ChaosCluster, slot: number, ends: Ends, what: string) {
+  const before = (await keysByMaster(cluster, slot)).get(ends.target.port) ?? 0;
+  const progress = { moved: 0, key: "" };
+  let failure = "";
+  try {
+    await migrateKeys(cluster, slot, ends, progress);
+  } catch (error) {
+    failure = `: ${String(error)}${await busyRemark(error, progress.key, ends, cluster)}`;
+    const gained = ((await keysByMaster(cluster, slot)).get(ends.target.port) ?? NaN) - before;
+    const reached = Number.isNaN(gained) ? progress.moved : Math.max(gained, progress.moved);
+    if (settlement(reached) === "undo") {
+      const undone = await undoMigration(cluster, slot);
+      return { note: `failed: ${what}${failure}; undone (no key had moved): ${undone}` };
     }
   }
-  const closed = async () =>
-    (await selfViews(cluster)).every((view) => !view.open.includes(slot)) &&
-    (await cluster.stable());
-  const done = await pollUntil(closed, SETTLE_MS);
-  const end =
-    how === "finish"
-      ? `finished: slot given to ${target.port}`
-      : `undone: slot stays on ${source.port}`;
-  return `${end} (${sourceKeys} keys left on ${source.port}, ${targetKeys} on ${target.port}), ${done ? "closed everywhere" : "NOT closed"}`;
+  const finished = await finishMigration(cluster, slot, ends.target.id);
+  const how = failure === "" ? `, ${progress.moved} keys one by one` : failure;
+  // It happened, even when it ended split (HARNESS_FAILURE: the run fails on that instead).
+  return { note: `${what}${how}; ${finished}`, happened: true };
 }
 
 /**
  * A slot migration of a drawn stream's slot to another master, as `redis-cli --cluster reshard`
  * does it (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE; test/support's slotMigration.ts),
  * one key per MIGRATE: between two, the slot's keys are split across the masters (ASK, TRYAGAIN).
- * Both ends are the masters at the time, as they say themselves (a failover or a kill just
- * before changes them); a migration that fails is finished or undone before the fault ends, and
- * one undone is a fault that did not happen ("failed:").
+ * Both ends are the masters at the time, as they say themselves. The replicas' own failovers are
+ * held back meanwhile (failoverHold.ts: MIGRATE of a big stream blocks a master for seconds). A
+ * migration whose keys started to move is finished, wherever they are by then; one none of whose
+ * keys moved is undone, a fault that did not happen ("failed:"); one the harness could not bring
+ * back to one master per slot is a HARNESS_FAILURE (runChaos.ts fails the run on it).
  */
-export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<string> {
+export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<FaultOutcome> {
   const stream = SOURCE_STREAMS[pick % SOURCE_STREAMS.length] ?? "";
   const slot = keySlot(stream);
+  const slots = [[slot, slot] as const];
   if (!(await pollUntil(() => cluster.stable(), 20_000))) {
-    return `failed: cluster not stable for 20 s, slot ${slot} (${stream}) not migrated`;
+    return {
+      note: `failed: cluster not stable for 20 s, slot ${slot} (${stream}) not migrated`,
+      slots,
+    };
   }
+  const open = await openMigrations(cluster);
   const ends = migrationEnds(await selfViews(cluster), slot, Math.floor(pick / 3));
-  if (typeof ends === "string") return `failed: ${ends}, slot ${slot} (${stream}) not migrated`;
-  const { source, target } = ends;
-  const from = cluster.byPort(source.port)?.client;
-  const into = cluster.byPort(target.port)?.client;
-  if (from === undefined || into === undefined) return `failed: no client of ${source.port}`;
-  const others = (await selfViews(cluster)).filter(
-    (view) => view.master && view.id !== source.id && view.id !== target.id,
-  );
-  const what = `slot ${slot} (${stream}) ${source.port} -> ${target.port}`;
-  let moved: number;
-  let steps: SlotMigration | undefined;
-  try {
-    steps = await beginSlotMigration({
-      slot,
-      source: { id: source.id, admin: from },
-      target: { id: target.id, port: target.port, admin: into },
-      others: others.flatMap((view) => cluster.byPort(view.port)?.client ?? []),
-      migrateTimeoutMs: MIGRATE_TIMEOUT_MS,
-    });
-    const keys = (await from.call("CLUSTER", "GETKEYSINSLOT", slot, 1000)) as string[];
-    for (const key of keys) await steps.moveKeys([key]);
-    moved = keys.length;
-    await steps.finish();
-  } catch (error) {
-    // Once more, as redis-cli's fix does: the rest of the keys, then the slot to the target.
-    if (
-      await steps?.finish().then(
-        () => true,
-        () => false,
-      )
-    ) {
-      return `${what}: ${String(error)}; finished on a retry`;
-    }
-    const ended = await settle(cluster, slot, ends);
-    return `${ended.startsWith("undone") ? "failed: " : ""}${what}: ${String(error)}; ${ended}`;
+  if (open.size === 0 && typeof ends === "string") {
+    return { note: `failed: ${ends}, slot ${slot} (${stream}) not migrated`, slots };
   }
-  return `${what}, ${moved} keys one by one`;
+  const way = typeof ends === "string" ? "" : ` ${ends.source.port} -> ${ends.target.port}`;
+  const what = `slot ${slot} (${stream})${way}`;
+  const release = await holdFailovers(cluster);
+  let outcome: FaultOutcome = { note: `${what}: interrupted`, slots };
+  try {
+    outcome =
+      typeof ends === "string" || open.size > 0
+        ? await resumeMigrations(cluster, open)
+        : { ...(await migrate(cluster, slot, ends, what)), slots };
+  } catch (error) {
+    // Whatever it left open is finished (or undone) before the fault ends, all the same.
+    const left = await openMigrations(cluster);
+    const after =
+      left.size > 0 ? (await resumeMigrations(cluster, left)).note : "nothing left open";
+    outcome = { note: `${what}: ${String(error)}; ${after}`, slots };
+  } finally {
+    outcome.note += (await replicated(cluster)) + (await release());
+  }
+  return outcome;
 }

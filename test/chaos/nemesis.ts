@@ -1,6 +1,6 @@
 import type { ChaosLink } from "./proxy.js";
 import type { JanitorReplica } from "./servers.js";
-import { NOT_ANNOUNCED, type Topology } from "./topology.js";
+import { NOT_ANNOUNCED, type FaultOutcome, type Topology } from "./topology.js";
 
 /** Faults aimed at one janitor replica (the leader when the plan says -1). */
 const AT_JANITOR = ["kill-janitor", "stop-janitor", "partition", "delay-link", "sighup"] as const;
@@ -168,6 +168,11 @@ async function everyNode(on: NemesisTargets, command: string, ...args: string[])
   return replies.map(String).join(" ");
 }
 
+/** A topology's account of a fault, onto the fault applied. */
+const record = (applied: AppliedFault, outcome: string | FaultOutcome): void => {
+  Object.assign(applied, typeof outcome === "string" ? { note: outcome } : outcome);
+};
+
 /** Applies one fault; a janitor or Redis it takes down comes back after holdMs. */
 export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promise<AppliedFault> {
   if (isJanitorFault(fault.kind)) return janitorFault(fault.kind, fault, on);
@@ -182,16 +187,16 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
     const alone = on.topology.name === "standalone";
     if (alone) on.redisDown?.(true);
     try {
-      applied.note = await on.topology.restart(Math.min(fault.holdMs, 1000), pick);
+      record(applied, await on.topology.restart(Math.min(fault.holdMs, 1000), pick));
     } finally {
       if (alone) on.redisDown?.(false);
     }
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
     await on.beforeRedisKill().catch(() => undefined);
     applied.at = Date.now();
-    applied.note = await on.topology.failover(pick);
+    record(applied, await on.topology.failover(pick));
   } else if (fault.kind === "migrate-slot" && on.topology.migrate !== undefined) {
-    applied.note = await on.topology.migrate(pick);
+    record(applied, await on.topology.migrate(pick));
   } else if (fault.kind === "client-kill") {
     applied.note = await everyNode(on, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
   } else if (fault.kind === "script-flush") {

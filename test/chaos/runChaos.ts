@@ -21,6 +21,7 @@ import { healJanitors, type JanitorSet } from "./janitors.js";
 import { lap, startParties, type Run } from "./runState.js";
 import { operate } from "./operator.js";
 import { SlowCommands } from "./slowlog.js";
+import { harnessFailures } from "./slotCompletion.js";
 
 export interface ChaosOptions {
   seed: number;
@@ -214,7 +215,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
   for (const [stream, length] of Object.entries(run.auditor.longest)) {
     verdict.counts[`longest ${stream}`] = length;
   }
-  verdict.violations.push(...extra);
+  verdict.violations.push(...extra, ...harnessFailures(run.faults));
   const consumers = run.consumers.map(({ name, behaviour, starts, crashes }) => ({
     name,
     behaviour,

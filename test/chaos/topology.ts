@@ -19,6 +19,15 @@ export async function proxyTo(port: number): Promise<[ChaosProxy, number]> {
   return [proxy, await proxy.start()];
 }
 
+/** What a fault on the servers did: its note, and on Cluster more (nemesis.ts's AppliedFault). */
+export interface FaultOutcome {
+  note: string;
+  slots?: readonly (readonly [number, number])[];
+  happened?: boolean;
+  /** When the fault struck (host ms), if later than when it was applied (a kill that waited). */
+  at?: number;
+}
+
 /** The Redis servers of a run, and how each party reaches the primary. */
 export interface Topology {
   name: TopologyName;
@@ -41,11 +50,11 @@ export interface Topology {
    * SIGKILL of the primary and a restart from its AOF (standalone); on Cluster of the master of a
    * stream drawn by `pick`, restarted as a replica once its replica took over. Says how it went.
    */
-  restart?: (downMs: number, pick: number) => Promise<string>;
+  restart?: (downMs: number, pick: number) => Promise<string | FaultOutcome>;
   /** SENTINEL FAILOVER, or CLUSTER FAILOVER on a drawn master's replica, once it took over. */
-  failover?: (pick: number) => Promise<string>;
+  failover?: (pick: number) => Promise<string | FaultOutcome>;
   /** Cluster: a slot migration (MIGRATE) of a drawn stream's slot to another master. */
-  migrate?: (pick: number) => Promise<string>;
+  migrate?: (pick: number) => Promise<FaultOutcome>;
   /** Sentinel: when each `+switch-master` was seen, ours or the Sentinels' own (host ms). */
   switches?: number[];
   stop(): Promise<void>;
