@@ -45,7 +45,7 @@ export const METRIC_TABLE = {
     scrapeLateReads: {
       name: "stream_janitor_scrape_late_reads_total",
       type: "counter",
-      help: "Scrapes answered with the last complete read because their own read, or the last read with the writing of its page, took longer than metrics.scrapeReadWaitMs (it still lands, for the next scrape).",
+      help: "Scrapes answered with the last complete read because their own read, or the last one, took longer than metrics.scrapeReadWaitMs less the writing of the page (it still lands, for the next scrape).",
       labelNames: [],
     },
     redisUp: {

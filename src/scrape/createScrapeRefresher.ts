@@ -9,7 +9,8 @@ import type { JanitorMetrics } from "../metrics/janitorMetrics.js";
 import { PelScanner } from "./PelScanner.js";
 import type { PelScanResult } from "./scanGroupPel.js";
 import { readGroupSnapshots } from "./readGroupSnapshots.js";
-import { RedisUnavailableError, runPipeline } from "../redis/pipeline/runPipeline.js";
+import { RedisUnavailableError } from "../redis/pipeline/runPipeline.js";
+import { pingRedis } from "./pingRedis.js";
 import { briefError } from "../redis/ConnectionProblems.js";
 import { explainRedisError } from "../redis/explainRedisError.js";
 import { lastConnectionError } from "../redis/lastConnectionError.js";
@@ -34,8 +35,8 @@ export interface ScrapeRefresher {
   refresh(): Promise<void>;
   /**
    * Before each scrape: refresh(), but once a read has completed, waited for at most
-   * metrics.scrapeReadWaitMs, and not at all when the last complete read plus `lastRenderMs`
-   * (how long the page took to write last time, which a scrape that waits spends after its read)
+   * metrics.scrapeReadWaitMs less `lastRenderMs` (how long the page took to write last time,
+   * which a scrape that waits spends after its read), and not at all when the last complete read
    * took longer than that; then the scrape is answered with the gauges of the last complete read,
    * and `landed` says when this one lands (for the next scrape). Never throws.
    */
@@ -65,9 +66,6 @@ export interface ScrapeRefresher {
 interface ScrapeRead {
   readonly landed?: Promise<void>;
 }
-
-/** Readiness probes commonly time out after a second. */
-const MAX_PING_TIMEOUT_MS = 1000;
 
 /**
  * Reads of the per-group gauges: one at a time (concurrent scrapes share it), each applied whole
@@ -116,17 +114,20 @@ class GaugeReads {
       return {};
     }
     const waitMs = config.metrics.scrapeReadWaitMs;
-    // A fleet whose read and page outlast the wait (tens of thousands of groups) would be answered
-    // late anyway: waiting would only add the wait to every scrape, unless the operator chose to
-    // wait as long as a read may take (README "How gauges are read").
+    // The page is written after the read: a scrape waits for its read only as long as leaves
+    // time to write it within the wait. A fleet whose read and page outlast the wait (tens of
+    // thousands of groups) would be answered late anyway: waiting would only add the wait to
+    // every scrape, unless the operator chose to wait as long as a read may take (README "How
+    // gauges are read").
     const alwaysWait = waitMs >= config.metrics.scrapeTimeoutMs;
-    if (!alwaysWait && this.lastReadMs + lastRenderMs > waitMs) {
+    const readWaitMs = alwaysWait ? waitMs : waitMs - lastRenderMs;
+    if (!alwaysWait && (readWaitMs <= 0 || this.lastReadMs > readWaitMs)) {
       metrics.scrapeLateReads.inc();
       return { landed: read };
     }
     const late = await withTimeout(
       read.then(() => false),
-      waitMs,
+      readWaitMs,
       () => true,
       this.timers,
     );
@@ -196,18 +197,6 @@ class GaugeReads {
   }
 }
 
-/** One round trip with a timeout; sets redis_up. */
-async function pingRedis(options: ScrapeRefresherOptions): Promise<boolean> {
-  const { redis, metrics, config } = options;
-  const timeoutMs = Math.min(config.metrics.scrapeTimeoutMs, MAX_PING_TIMEOUT_MS);
-  const up = await runPipeline(redis, [["PING"]], timeoutMs).then(
-    ([reply]) => reply !== undefined && reply.error === undefined,
-    () => false,
-  );
-  metrics.redisUp.set(up ? 1 : 0);
-  return up;
-}
-
 export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRefresher {
   const scanner = new PelScanner({
     redis: options.redis,
@@ -220,7 +209,7 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
   return {
     refresh: () => reads.refresh(),
     refreshForScrape: (lastRenderMs) => reads.refreshForScrape(lastRenderMs),
-    ping: () => pingRedis(options),
+    ping: () => pingRedis(options.redis, options.metrics, options.config),
     setCapabilities: (detected) => {
       reads.capabilities = detected;
     },
