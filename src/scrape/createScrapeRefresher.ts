@@ -117,8 +117,8 @@ class GaugeReads {
     // The page is written after the read: a scrape waits for its read only as long as leaves
     // time to write it within the wait. A fleet whose read and page outlast the wait (tens of
     // thousands of groups) would be answered late anyway: waiting would only add the wait to
-    // every scrape, unless the operator chose to wait as long as a read may take (README "How
-    // gauges are read").
+    // every scrape, unless the operator chose to wait as long as a read may take
+    // (README "How gauges are read").
     const alwaysWait = waitMs >= config.metrics.scrapeTimeoutMs;
     const readWaitMs = alwaysWait ? waitMs : waitMs - lastRenderMs;
     if (!alwaysWait && (readWaitMs <= 0 || this.lastReadMs > readWaitMs)) {
