@@ -10,33 +10,33 @@ import type { AppliedFault } from "./nemesis.js";
  * of the master serving it, or the slot's migration (README, "What the checker holds the janitor
  * to across a failover").
  */
-describe("the chaos checker on Cluster: a drop is tied to its slot's master", () => {
-  // jobs (slot 9631) is served by the second master, orders (slot 105) by the first.
-  const ORDERS_MASTER = [[0, 5460]] as const;
-  const JOBS_MASTER = [[5461, 10922]] as const;
-  function clusterVerdict(history: History, records: LocalRecord[], faults: AppliedFault[]) {
-    const verdict = judge({
-      topology: "cluster",
-      history,
-      local: records,
-      faults,
-      switches: undefined,
-    });
-    return {
-      invariants: verdict.violations.map((v) => v.invariant),
-      explained: verdict.lostByFailover.map((v) => v.detail),
-      withoutSlots: verdict.counts.lossyFaultsWithoutSlots,
-    };
-  }
-  const kill = (at: number, slots?: readonly (readonly [number, number])[]): AppliedFault => ({
-    atMs: at,
-    kind: "kill-redis",
-    target: -1,
-    holdMs: 0,
-    at,
-    ...(slots === undefined ? {} : { slots }),
+// jobs (slot 9631) is served by the second master, orders (slot 105) by the first.
+const ORDERS_MASTER = [[0, 5460]] as const;
+const JOBS_MASTER = [[5461, 10922]] as const;
+function clusterVerdict(history: History, records: LocalRecord[], faults: AppliedFault[]) {
+  const verdict = judge({
+    topology: "cluster",
+    history,
+    local: records,
+    faults,
+    switches: undefined,
   });
+  return {
+    invariants: verdict.violations.map((v) => v.invariant),
+    explained: verdict.lostByFailover.map((v) => v.detail),
+    withoutSlots: verdict.counts.lossyFaultsWithoutSlots,
+  };
+}
+const kill = (at: number, slots?: readonly (readonly [number, number])[]): AppliedFault => ({
+  atMs: at,
+  kind: "kill-redis",
+  target: -1,
+  holdMs: 0,
+  at,
+  ...(slots === undefined ? {} : { slots }),
+});
 
+describe("the chaos checker on Cluster: a drop is tied to its slot's master", () => {
   it("an entry dropped with only another slot's master lost after it is a violation", () => {
     const records = [local("produced", PRODUCED, 1000, false)];
     const verdict = clusterVerdict(redisHistory(), records, [kill(2000, ORDERS_MASTER)]);
@@ -74,7 +74,9 @@ describe("the chaos checker on Cluster: a drop is tied to its slot's master", ()
     const own = { ...failover, slots: JOBS_MASTER };
     expect(clusterVerdict(history, records, [own]).invariants).toEqual([]);
   });
+});
 
+describe("the chaos checker on Cluster: confirmations, and histories without slots", () => {
   it("a confirmed entry gone is confirmed-write-lost, whatever master was lost", () => {
     const records = [local("produced", PRODUCED, 1000, true)];
     const verdict = clusterVerdict(redisHistory(), records, [kill(2000, JOBS_MASTER)]);
