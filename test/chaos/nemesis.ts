@@ -173,6 +173,15 @@ const record = (applied: AppliedFault, outcome: string | FaultOutcome): void => 
   Object.assign(applied, typeof outcome === "string" ? { note: outcome } : outcome);
 };
 
+/**
+ * Before the primary is killed or replaced: its SLOWLOG is collected (it goes with it), then the
+ * fault is stamped, when it strikes: the checker counts connection cuts from that time.
+ */
+async function collectThenStrike(applied: AppliedFault, on: NemesisTargets): Promise<void> {
+  await on.beforeRedisKill().catch(() => undefined);
+  applied.at = Date.now();
+}
+
 /** Applies one fault; a janitor or Redis it takes down comes back after holdMs. */
 export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promise<AppliedFault> {
   if (isJanitorFault(fault.kind)) return janitorFault(fault.kind, fault, on);
@@ -180,9 +189,7 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
   // Which stream's master a Cluster fault strikes: drawn from the seed with the rest.
   const pick = fault.holdMs;
   if (fault.kind === "kill-redis" && on.topology.restart !== undefined) {
-    await on.beforeRedisKill().catch(() => undefined);
-    // When it strikes, not when the collection began: the checker counts cuts from it.
-    applied.at = Date.now();
+    await collectThenStrike(applied, on);
     // Standalone has no other server: until it answers again, no janitor can sweep.
     const alone = on.topology.name === "standalone";
     if (alone) on.redisDown?.(true);
@@ -192,8 +199,7 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
       if (alone) on.redisDown?.(false);
     }
   } else if (fault.kind === "failover" && on.topology.failover !== undefined) {
-    await on.beforeRedisKill().catch(() => undefined);
-    applied.at = Date.now();
+    await collectThenStrike(applied, on);
     record(applied, await on.topology.failover(pick));
   } else if (fault.kind === "migrate-slot" && on.topology.migrate !== undefined) {
     record(applied, await on.topology.migrate(pick));
