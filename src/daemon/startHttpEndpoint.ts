@@ -56,6 +56,7 @@ export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpE
     auth,
     routes: parts.routes,
     beforeScrape: (lastRenderMs) => refresher.refreshForScrape(lastRenderMs),
+    writeAheadOn: (writeAhead) => refresher.onBackgroundRead(writeAhead),
     isReady: () => refresher.ping(),
     notReadyReason: () => {
       const cause = lastConnectionError(metricsRedis);

@@ -9,7 +9,12 @@ import { readOpenFilesLimit } from "./openFilesLimit.js";
 import type { HttpAuthGuard } from "./HttpAuthGuard.js";
 import type { Caller, HttpRoute } from "./HttpRoute.js";
 import { send } from "./send.js";
-import { sendInflated, sharedExposition, type ScrapeReadOutcome } from "./sharedExposition.js";
+import {
+  sendInflated,
+  sharedExposition,
+  type Exposition,
+  type ScrapeReadOutcome,
+} from "./sharedExposition.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -22,6 +27,12 @@ export interface HttpServerOptions {
    * how long writing the page took last time, which a scrape that waits spends after its read.
    */
   beforeScrape: (lastRenderMs: number) => Promise<ScrapeReadOutcome | undefined> | Promise<void>;
+  /**
+   * Given the page's writing ahead: whoever knows when the gauges changed without a scrape (the
+   * refresher's start-up read, its read of a new list of groups) calls it then, so the next
+   * scrape that cannot wait for its read has that page at once (see sharedExposition).
+   */
+  writeAheadOn?: (writeAhead: () => void) => void;
   /** True once configuration is loaded and Redis answers; never depends on leadership. */
   isReady: () => Promise<boolean>;
   /** Why the process is not ready, for the /readyz body (e.g. "authentication failed at ..."). */
@@ -80,8 +91,6 @@ export class HttpListenError extends Error {
   }
 }
 
-type Exposition = ReturnType<typeof sharedExposition>;
-
 /** /livez, /readyz and /metrics: true when `path` was one of them (and has been answered). */
 async function answerBuiltIn(
   options: HttpServerOptions,
@@ -125,6 +134,7 @@ async function answerBuiltIn(
  */
 function requestHandler(options: HttpServerOptions) {
   const exposition = sharedExposition(options.beforeScrape, options.registry);
+  options.writeAheadOn?.(() => void exposition.prepare());
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     let caller: Caller | undefined;

@@ -51,6 +51,23 @@ function landedOf(outcome: unknown): Promise<void> | undefined {
   return landed instanceof Promise ? landed : undefined;
 }
 
+/** The scrape's answer, and the page written ahead when the gauges changed without a scrape. */
+export interface Exposition {
+  (): Promise<Buffer>;
+  /**
+   * A read no scrape asked for has landed (the start-up read, the read of a new list of groups):
+   * its page is written now, after any rendering under way, and kept for the next scrape that
+   * cannot wait. Resolves when it is kept (tests await it); never rejects.
+   */
+  prepare(): Promise<void>;
+}
+
+/** A rendering under way, and when it started (the `now` clock). */
+interface Rendering {
+  readonly startedAt: number;
+  readonly body: Promise<Buffer>;
+}
+
 /**
  * One rendering for the scrapes that arrive together (several Prometheus servers, a dashboard,
  * a curl): a scrape that comes while one is refreshing and rendering gets that one's body, so
@@ -60,21 +77,32 @@ function landedOf(outcome: unknown): Promise<void> | undefined {
  * page of the last complete read, if one is kept: rendering the text of tens of thousands of
  * groups takes about as long as the scrape was willing to wait, so a late read's page is rendered
  * when the read lands instead of while a scrape waits; a scrape that got its read in time renders
- * its own, which is kept too. Each refresh is told how long the last rendering took (`now`, a
- * monotonic clock in ms), since a scrape that waits for its read renders after it.
+ * its own (or takes the one begun after its read landed), which is kept too. A page is also
+ * written ahead when a read no scrape asked for lands (`prepare`), so the first scrape after
+ * start or after a new list of groups need not write one. Each refresh is told how long the last
+ * rendering took (`now`, a monotonic clock in ms), since a scrape that waits renders after it.
  */
 export function sharedExposition(
   refresh: (lastRenderMs: number) => Promise<unknown>,
   registry: Registry,
   now: () => number = () => performance.now(),
-): () => Promise<Buffer> {
+): Exposition {
   let inFlight: Promise<Buffer> | undefined;
   let prepared: Promise<Buffer> | undefined;
+  let underWay: Rendering | undefined;
   let lastRenderMs = 0;
-  const render = async (): Promise<Buffer> => {
+  const render = (): Promise<Buffer> => {
     const startedAt = now();
-    const body = await compress(registry);
-    lastRenderMs = now() - startedAt;
+    const body = compress(registry).then((page) => {
+      lastRenderMs = now() - startedAt;
+      return page;
+    });
+    const rendering = { startedAt, body };
+    underWay = rendering;
+    const done = () => {
+      if (underWay === rendering) underWay = undefined;
+    };
+    body.then(done, done);
     return body;
   };
   /** Keeps a body once rendered; a failed rendering leaves the one before it. */
@@ -88,18 +116,27 @@ export function sharedExposition(
     return next;
   };
   const answer = async (): Promise<Buffer> => {
+    const askedAt = now();
     const landed = landedOf(await refresh(lastRenderMs));
-    if (landed === undefined) return keep(render());
+    // A rendering begun since this scrape asked began after its read landed: it is as fresh.
+    const fresh =
+      underWay !== undefined && underWay.startedAt >= askedAt ? underWay.body : undefined;
+    if (landed === undefined) return fresh ?? keep(render());
     const ready = prepared;
     void keep(landed.then(render));
-    return ready ?? render();
+    return ready ?? underWay?.body ?? render();
   };
-  return () => {
+  const scrape = () => {
     inFlight ??= answer().finally(() => {
       inFlight = undefined;
     });
     return inFlight;
   };
+  const prepare = async (): Promise<void> => {
+    await underWay?.body.catch(() => undefined);
+    await keep(render()).catch(() => undefined);
+  };
+  return Object.assign(scrape, { prepare });
 }
 
 /**

@@ -86,3 +86,73 @@ describe("a scrape that stopped waiting for its read", () => {
     expect(told).toEqual([0, 40]);
   });
 });
+
+/** A registry whose gauge counts its renderings: each rendering collects it once. */
+function countingRegistry() {
+  const registry = new Registry();
+  const counted: { renderings: number; value: number; onCollect?: () => void } = {
+    renderings: 0,
+    value: 0,
+  };
+  new Gauge({
+    name: "reads_value",
+    help: "which read",
+    registers: [registry],
+    collect() {
+      counted.renderings += 1;
+      this.set(counted.value);
+      counted.onCollect?.();
+    },
+  });
+  return { registry, counted };
+}
+
+describe("a page written ahead when a read no scrape asked for lands", () => {
+  it("answers the next late scrape at once, without a rendering of its own", async () => {
+    const { registry, counted } = countingRegistry();
+    const { next, refresh } = steeredRefresh();
+    const scrape = sharedExposition(refresh, registry);
+    counted.value = 1;
+    await scrape.prepare();
+    expect(counted.renderings).toBe(1);
+    // The first scrape, late (a read of many groups): the page written ahead, nothing rendered.
+    counted.value = 2;
+    next({ landed: new Promise<void>(() => undefined) });
+    expect(valueIn(await scrape())).toBe("1");
+    expect(counted.renderings).toBe(1);
+  });
+
+  it("serves a scrape in time the page begun when its read landed, not a second rendering", async () => {
+    const { registry, counted } = countingRegistry();
+    counted.value = 7;
+    // The scrape joined the background read: its landing writes the page ahead before the
+    // scrape goes on, as the refresher's listener does.
+    let prepared: Promise<void> = Promise.resolve();
+    const scrape = sharedExposition(() => {
+      prepared = scrape.prepare();
+      return Promise.resolve({});
+    }, registry);
+    expect(valueIn(await scrape())).toBe("7");
+    await prepared;
+    expect(counted.renderings).toBe(1);
+  });
+
+  it("writes the new gauges after a rendering under way, not that rendering's page", async () => {
+    const { registry, counted } = countingRegistry();
+    const { next, refresh } = steeredRefresh();
+    const scrape = sharedExposition(refresh, registry);
+    counted.value = 1;
+    next({});
+    const collected = new Promise<void>((resolve) => (counted.onCollect = resolve));
+    const first = scrape();
+    await collected;
+    // The read of a new list of groups lands while the scrape's page is being written.
+    const ahead = scrape.prepare();
+    counted.value = 2;
+    expect(valueIn(await first)).toBe("1");
+    await ahead;
+    expect(counted.renderings).toBe(2);
+    next({ landed: new Promise<void>(() => undefined) });
+    expect(valueIn(await scrape())).toBe("2");
+  });
+});
