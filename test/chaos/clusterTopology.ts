@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { failover, killMaster, migrateSlot } from "./clusterFaults.js";
 import { ChaosCluster } from "./clusterNodes.js";
+import { ClusterWatch } from "./clusterWatch.js";
 import { ChaosLink, type ChaosProxy } from "./proxy.js";
 import { proxyTo, type JanitorLink, type Topology } from "./topology.js";
 
@@ -28,6 +29,11 @@ async function clusterLink(ports: readonly number[], redis: Record<string, unkno
  */
 export async function cluster(): Promise<Topology> {
   const nodes = await ChaosCluster.start();
+  // The Cluster's own failovers too (a master stalled past cluster-node-timeout): clusterWatch.ts.
+  const watch = await ClusterWatch.start(nodes.ports).catch(async (error: unknown) => {
+    await nodes.stop();
+    throw error;
+  });
   const [first, ...rest] = nodes.ports;
   const url = `redis://127.0.0.1:${first ?? 0}`;
   const clusterRedis = { mode: "cluster", url, nodes: rest.map((port) => `127.0.0.1:${port}`) };
@@ -41,9 +47,13 @@ export async function cluster(): Promise<Topology> {
     nodes: () => nodes.clients(),
     linkJanitor: () => clusterLink(nodes.ports, clusterRedis),
     operatorRedis: clusterRedis,
-    restart: (_downMs, pick) => killMaster(nodes, pick),
-    failover: (pick) => failover(nodes, pick),
+    restart: (_downMs, pick) => watch.requested(() => killMaster(nodes, pick)),
+    failover: (pick) => watch.requested(() => failover(nodes, pick)),
     migrate: (pick) => migrateSlot(nodes, pick),
-    stop: () => nodes.stop(),
+    clusterFailovers: watch.failovers,
+    stop: async () => {
+      watch.stop();
+      await nodes.stop();
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { History } from "./history.js";
 import { ack, held, local, PRODUCED, redisHistory } from "./historyFixture.js";
-import { judge } from "./judge.js";
+import { judge, type JudgeInput } from "./judge.js";
 import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
 
@@ -13,18 +13,26 @@ import type { AppliedFault } from "./nemesis.js";
 // jobs (slot 9631) is served by the second master, orders (slot 105) by the first.
 const ORDERS_MASTER = [[0, 5460]] as const;
 const JOBS_MASTER = [[5461, 10922]] as const;
-function clusterVerdict(history: History, records: LocalRecord[], faults: AppliedFault[]) {
+function clusterVerdict(
+  history: History,
+  records: LocalRecord[],
+  faults: AppliedFault[],
+  unrequested: JudgeInput["unrequested"] = [],
+) {
   const verdict = judge({
     topology: "cluster",
     history,
     local: records,
     faults,
     switches: undefined,
+    unrequested,
   });
   return {
     invariants: verdict.violations.map((v) => v.invariant),
     explained: verdict.lostByFailover.map((v) => v.detail),
     withoutSlots: verdict.counts.lossyFaultsWithoutSlots,
+    unrequested: verdict.counts.unrequestedFailovers,
+    droppedByUnrequested: verdict.counts.droppedByUnrequestedFailover,
   };
 }
 const kill = (at: number, slots?: readonly (readonly [number, number])[]): AppliedFault => ({
@@ -99,5 +107,33 @@ describe("the chaos checker on Cluster: confirmations, and histories without slo
     const verdict = clusterVerdict(redisHistory(), records, [kill(2000)]);
     expect(verdict.invariants).toEqual([]);
     expect(verdict.withoutSlots).toBe(1);
+  });
+});
+
+describe("the chaos checker on Cluster: a failover the Cluster made alone (no fault of the nemesis)", () => {
+  it("an unconfirmed entry dropped around it, of its slots, is lost-by-failover, counted as its", () => {
+    const records = [local("produced", PRODUCED, 1000, false)];
+    const verdict = clusterVerdict(redisHistory(), records, [], [{ at: 3000, slots: JOBS_MASTER }]);
+    expect(verdict.invariants).toEqual([]);
+    expect(verdict.explained).toEqual([
+      expect.stringMatching(/the entry itself.*failover at 3000/u),
+    ]);
+    expect([verdict.unrequested, verdict.droppedByUnrequested]).toEqual([1, 1]);
+  });
+
+  it("a confirmed entry gone across it is confirmed-write-lost; another slot's explains nothing", () => {
+    const confirmed = [local("produced", PRODUCED, 1000, true)];
+    const own = [{ at: 3000, slots: JOBS_MASTER }];
+    const verdict = clusterVerdict(redisHistory(), confirmed, [], own);
+    expect(verdict.invariants).toEqual(["lost", "confirmed-write-lost"]);
+    expect(verdict.droppedByUnrequested).toBe(0);
+    const unconfirmed = [local("produced", PRODUCED, 1000, false)];
+    const other = clusterVerdict(
+      redisHistory(),
+      unconfirmed,
+      [],
+      [{ at: 3000, slots: ORDERS_MASTER }],
+    );
+    expect(other.invariants).toEqual(["lost", "history-lost"]);
   });
 });

@@ -31,12 +31,18 @@ export interface JudgeInput {
   faults: readonly AppliedFault[];
   /** Sentinel: every `+switch-master` seen (ours and the Sentinels' own); undefined elsewhere. */
   switches: readonly number[] | undefined;
+  /**
+   * Cluster: the failovers the Cluster made alone (clusterWatch.ts), each with the slots its new
+   * master took over: a loss of those slots' writes, and a cut, as a Sentinel switch is.
+   */
+  unrequested?: readonly { at: number; slots: readonly (readonly [number, number])[] }[];
 }
 
 /**
  * When writes may have been lost, and connections cut. On Sentinel the switches themselves
  * (a failover fault that never switched lost nothing; one the Sentinels made alone did cut);
- * elsewhere, the faults that do it, each on Cluster with the slots whose writes it may lose.
+ * elsewhere, the faults that do it, each on Cluster with the slots whose writes it may lose, and
+ * the failovers the Cluster made alone.
  */
 function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: number[] } {
   const { faults, switches } = input;
@@ -47,10 +53,12 @@ function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: number[] } {
     return { lossy: switches.map((at) => ({ at })), cuts: [...cuts, ...switches] };
   }
   const lost = happened.filter((fault) => lossy(input.topology, fault));
-  const losses = lost.map(({ at, slots, kind }) =>
+  const losses: Loss[] = lost.map(({ at, slots, kind }) =>
     slots === undefined ? { at } : { at, slots, moves: kind === "migrate-slot" },
   );
-  return { lossy: losses, cuts };
+  const own = input.unrequested ?? [];
+  losses.push(...own.map(({ at, slots }) => ({ at, slots })));
+  return { lossy: losses, cuts: [...cuts, ...own.map(({ at }) => at)] };
 }
 
 /**
@@ -65,6 +73,11 @@ export function judge(input: JudgeInput): Verdict {
   verdict.violations.push(...merged.violations);
   if (input.topology === "cluster") {
     verdict.counts.lossyFaultsWithoutSlots = losses.filter((l) => l.slots === undefined).length;
+    const own = new Set((input.unrequested ?? []).map(({ at }) => at));
+    verdict.counts.unrequestedFailovers = input.unrequested?.length ?? 0;
+    verdict.counts.droppedByUnrequestedFailover = merged.dropped.filter((d) =>
+      own.has(d.switchAt),
+    ).length;
   }
   return verdict;
 }

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Verdict, Violation } from "./checker.js";
+import type { ClusterFailover } from "./clusterWatch.js";
 import type { History } from "./history.js";
 import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
@@ -25,6 +26,11 @@ export interface ChaosReport {
   slowCommands: unknown[];
   /** Sentinel: when each `+switch-master` was seen (ours and the Sentinels' own). */
   switches: number[];
+  /**
+   * Cluster: every failover the watcher saw (clusterWatch.ts), with its slots, old and new master,
+   * and whether the nemesis caused it or the Cluster made it alone ("self").
+   */
+  clusterFailovers: ClusterFailover[];
   /** Leader lost -> next sweep, per fault that took the leader away. */
   recoveries: Recovery[];
   /** Wall time by phase: start (servers, janitors, consumers), schedule, quiet, checks. */
@@ -98,6 +104,17 @@ export async function writeReport(
   await writeFile(join(outDir, "report.json"), JSON.stringify(report, null, 2));
 }
 
+/** Cluster: the failovers seen, and the Cluster's own among them (the checker excuses their drops). */
+function clusterFailoverLine(report: ChaosReport): string[] {
+  if (report.topology !== "cluster") return [];
+  const own = report.clusterFailovers.filter((failover) => failover.cause === "self");
+  const ports = own.map((f) => `${f.from.port}->${f.to.port} at ${f.at}`).join(", ");
+  const dropped = report.counts.droppedByUnrequestedFailover ?? 0;
+  return [
+    `cluster failovers seen: ${report.clusterFailovers.length}, ${own.length} the Cluster's own${ports === "" ? "" : ` (${ports})`}, ${dropped} records dropped by those`,
+  ];
+}
+
 function recoveryLine(recoveries: readonly Recovery[]): string {
   const times = recoveries
     .map((r) => r.recoveredMs)
@@ -120,6 +137,7 @@ export function summary(report: ChaosReport): string {
     `faults: ${JSON.stringify(report.faults)}`,
     `recovery (leader lost -> next sweep): ${recoveryLine(report.recoveries)}`,
     `dropped by failovers (Redis's, not violations): ${report.counts.droppedByFailover ?? 0} records, ${report.lostByFailover.length} entries explained`,
+    ...clusterFailoverLine(report),
     `time: ${Object.entries(report.phasesMs)
       .map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`)
       .join(", ")}`,

@@ -208,6 +208,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     local,
     faults: run.faults,
     switches,
+    unrequested: run.topology.clusterFailovers?.filter((f) => f.cause === "self"),
   });
   const units = verdict.counts.toProcess ?? 0;
   verdict.counts.janitorScriptUsPerEntry = Math.round(run.scriptTime.usec / Math.max(1, units));
@@ -230,6 +231,7 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     consumers,
     slowCommands: run.slow.all,
     switches: [...(switches ?? [])],
+    clusterFailovers: [...(run.topology.clusterFailovers ?? [])],
     recoveries: (await run.recovery?.settled()) ?? [],
     phasesMs: run.phasesMs,
   };

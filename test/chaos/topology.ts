@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
+import type { ClusterFailover } from "./clusterWatch.js";
 import { ChaosLink, ChaosProxy } from "./proxy.js";
 import { ChaosRedis } from "./servers.js";
 
@@ -57,6 +58,8 @@ export interface Topology {
   migrate?: (pick: number) => Promise<FaultOutcome>;
   /** Sentinel: when each `+switch-master` was seen, ours or the Sentinels' own (host ms). */
   switches?: number[];
+  /** Cluster: every failover seen (clusterWatch.ts), tagged with whether the nemesis caused it. */
+  clusterFailovers?: readonly ClusterFailover[];
   stop(): Promise<void>;
 }
 
