@@ -29,6 +29,12 @@ export { settlement } from "./slotCompletion.js";
 /** How long a master's kill waits for its replica to acknowledge its writes so far. */
 const CAUGHT_UP_MS = 30_000;
 
+/** How long the faults wait for replicas to acknowledge (WAIT): these defaults, or a test's. */
+interface ReplicaWaits {
+  caughtUpMs?: number;
+  replicatedMs?: number;
+}
+
 /** The slot of one source stream drawn by `pick`, and the master serving it. */
 async function target(cluster: ChaosCluster, pick: number) {
   const stream = SOURCE_STREAMS[pick % SOURCE_STREAMS.length] ?? "";
@@ -41,7 +47,11 @@ async function target(cluster: ChaosCluster, pick: number) {
  * replicated yet are lost, as asynchronous replication loses them); once it has, the master
  * restarts empty and rejoins as the new master's replica, and the fault ends when it is in sync.
  */
-export async function killMaster(cluster: ChaosCluster, pick: number): Promise<FaultOutcome> {
+export async function killMaster(
+  cluster: ChaosCluster,
+  pick: number,
+  { caughtUpMs = CAUGHT_UP_MS }: ReplicaWaits = {},
+): Promise<FaultOutcome> {
   const { stream, slot, port } = await target(cluster, pick);
   const victim = cluster.byPort(port);
   if (victim === undefined) return { note: `no master serves ${stream}` };
@@ -49,11 +59,11 @@ export async function killMaster(cluster: ChaosCluster, pick: number): Promise<F
   // Its replica caught up first (WAIT): the kill loses the writes in flight, as asynchronous
   // replication does, not a resync's worth (seed 41: a replica promoted in the middle of one,
   // after a migration's RESTORE of a big stream, served that master's slots without it).
-  const acked = Number(await victim.client.call("WAIT", 1, CAUGHT_UP_MS).catch(() => 0));
+  const acked = Number(await victim.client.call("WAIT", 1, caughtUpMs).catch(() => 0));
   // The fault's time is the kill's, after that wait: the checker counts cuts and losses from it.
   const at = Date.now();
   const note = await kill(cluster, { stream, slot, port }, victim);
-  const late = acked >= 1 ? "" : `; its replica had not caught up within ${CAUGHT_UP_MS} ms`;
+  const late = acked >= 1 ? "" : `; its replica had not caught up within ${caughtUpMs} ms`;
   return { note: `${note}${late}`, slots, at };
 }
 
@@ -194,7 +204,11 @@ async function migrate(cluster: ChaosCluster, slot: number, ends: Ends, what: st
  * keys moved is undone, a fault that did not happen ("failed:"); one the harness could not bring
  * back to one master per slot is a HARNESS_FAILURE (runChaos.ts fails the run on it).
  */
-export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<FaultOutcome> {
+export async function migrateSlot(
+  cluster: ChaosCluster,
+  pick: number,
+  { replicatedMs }: ReplicaWaits = {},
+): Promise<FaultOutcome> {
   const stream = SOURCE_STREAMS[pick % SOURCE_STREAMS.length] ?? "";
   const slot = keySlot(stream);
   const slots = [[slot, slot] as const];
@@ -225,7 +239,7 @@ export async function migrateSlot(cluster: ChaosCluster, pick: number): Promise<
       left.size > 0 ? (await resumeMigrations(cluster, left)).note : "nothing left open";
     outcome = { note: `${what}: ${String(error)}; ${after}`, slots };
   } finally {
-    outcome.note += (await replicated(cluster)) + (await release());
+    outcome.note += (await replicated(cluster, replicatedMs)) + (await release());
   }
   return outcome;
 }

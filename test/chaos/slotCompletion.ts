@@ -213,14 +213,14 @@ const REPLICATED_MS = 30_000;
  * replica without the moved keys (seed 41: `shipments` gone 8 s after a kill that followed its
  * migration, its entries then produced into a new stream without the `couriers` group).
  */
-export async function replicated(cluster: ChaosCluster): Promise<string> {
+export async function replicated(cluster: ChaosCluster, waitMs = REPLICATED_MS): Promise<string> {
   const late: number[] = [];
   for (const view of (await selfViews(cluster)).filter((v) => v.master)) {
     const admin = cluster.byPort(view.port)?.client;
-    const acked = await admin?.call("WAIT", 1, REPLICATED_MS).catch(() => -1);
+    const acked = await admin?.call("WAIT", 1, waitMs).catch(() => -1);
     if (Number(acked) < 1) late.push(view.port);
   }
   return late.length === 0
     ? ""
-    : `; no replica of ${late.join(", ")} acknowledged the migration's writes within ${REPLICATED_MS} ms`;
+    : `; no replica of ${late.join(", ")} acknowledged the migration's writes within ${waitMs} ms`;
 }
