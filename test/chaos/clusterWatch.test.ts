@@ -97,7 +97,9 @@ describe("the chaos Cluster watcher", () => {
     expect(watch?.migrations[0]?.epoch).toBeGreaterThan(highest);
     expect(watch?.failovers).toHaveLength(1);
   }, 120_000);
+});
 
+describe("the chaos Cluster watcher and the nemesis", () => {
   it("tags a failover of the nemesis's own (its fault run through the watcher) as the nemesis's", async () => {
     expect(await pollUntil(() => cluster.stable(), 60_000)).toBe(true);
     const views = await selfViews(cluster);

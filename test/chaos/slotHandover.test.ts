@@ -53,7 +53,9 @@ describe("the chaos Cluster watcher's slot map diff", () => {
     const after = cluster({ d: { master: true, slots: [[0, 5460]], epoch: 4 } });
     expect(diffSlotMaps(cluster(), after).failovers).toMatchObject([{ from: { port: 7000 } }]);
   });
+});
 
+describe("the chaos Cluster watcher's slot map diff of migrations and the rest", () => {
   it("a slot moved between two masters, with the target's epoch bumped, is a migration only", () => {
     const after = cluster({
       a: {
