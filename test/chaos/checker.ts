@@ -46,6 +46,12 @@ function splitDeliveries(records: readonly string[]): { janitor: number; own: nu
   return { janitor, own };
 }
 
+/** A connection cut: from when the fault struck to when it had struck everywhere (host ms). */
+export interface Cut {
+  at: number;
+  until: number;
+}
+
 interface Seen {
   acks: Map<string, string[]>;
   deliveries: Map<string, string[]>;
@@ -54,7 +60,7 @@ interface Seen {
   redriven: Map<string, string[]>;
   deadLetters: Map<string, DeadLetter[]>;
   /** When the nemesis cut connections (a reply, or a delivery, may have been lost). */
-  cuts: readonly number[];
+  cuts: readonly Cut[];
   /** When a failover may have lost acknowledged writes (a delivery among them), of which slots. */
   lossy: readonly Loss[];
   /** Outcomes (acks, purges) a failover dropped, by "key group"; entries it dropped, by key. */
@@ -66,9 +72,9 @@ interface Seen {
   collateral: number;
 }
 
-/** Connection cuts between an entry's production and its dead letter. */
+/** Connection cuts between an entry's production and its dead letter (a cut's span overlapping). */
 function cutsBetween(seen: Seen, producedMs: number, letter: DeadLetter): number {
-  return seen.cuts.filter((at) => at >= producedMs && at <= letter.at).length;
+  return seen.cuts.filter((cut) => cut.until >= producedMs && cut.at <= letter.at).length;
 }
 
 /**
@@ -162,7 +168,7 @@ function checkUnit(unit: Unit, out: Violation[]): void {
  */
 export function checkHistory(
   history: History,
-  cuts: readonly number[],
+  cuts: readonly Cut[],
   lossy: readonly Loss[],
   failovers: { dropped: readonly Dropped[]; confirmed: ReadonlySet<string> } = {
     dropped: [],

@@ -137,3 +137,44 @@ describe("the chaos checker on Cluster: a failover the Cluster made alone (no fa
     expect(other.invariants).toEqual(["lost", "history-lost"]);
   });
 });
+
+describe("the chaos checker and a connection cut that spans node after node", () => {
+  const KEY_SHIPPED = "shipments:1";
+  // Dead-lettered by the dead-letter action (couriers) after one delivery no consumer recorded:
+  // its reply was lost to a CLIENT KILL that began 10 ms before the entry was produced.
+  const history = redisHistory({
+    produced: { [KEY_SHIPPED]: "shipments 1000-0" },
+    sourceBodies: { [KEY_SHIPPED]: "body=00" },
+    deadLetters: [
+      {
+        stream: "{shipments}:dead",
+        id: "1200-0",
+        key: KEY_SHIPPED,
+        group: "couriers",
+        reason: "action",
+        deliveries: 1,
+        at: 1200,
+        body: "body=00",
+      },
+    ],
+  });
+  const records = [local("produced", `${KEY_SHIPPED} shipments 1000-0`, 1000, true)];
+  const clientKill = (until?: number): AppliedFault => ({
+    atMs: 990,
+    kind: "client-kill",
+    target: -1,
+    holdMs: 0,
+    at: 990,
+    ...(until === undefined ? {} : { until }),
+  });
+
+  it("counts the cut for an entry produced while it ran (its last node's kill after it)", () => {
+    expect(clusterVerdict(history, records, [clientKill(1010)]).invariants).toEqual([]);
+  });
+
+  it("does not count a cut that ended before the entry was produced", () => {
+    expect(clusterVerdict(history, records, [clientKill(995)]).invariants).toEqual([
+      "miscounted-deliveries",
+    ]);
+  });
+});

@@ -1,4 +1,4 @@
-import { checkHistory, type Verdict } from "./checker.js";
+import { checkHistory, type Cut, type Verdict } from "./checker.js";
 import { mergeLocal, type Loss } from "./failoverLoss.js";
 import type { History } from "./history.js";
 import type { LocalRecord } from "./localHistory.js";
@@ -44,13 +44,16 @@ export interface JudgeInput {
  * elsewhere, the faults that do it, each on Cluster with the slots whose writes it may lose, and
  * the failovers the Cluster made alone.
  */
-function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: number[] } {
+function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: Cut[] } {
   const { faults, switches } = input;
   const happened = faults.filter((fault) => fault.happened !== false);
   const cutKinds = switches === undefined ? CUTS : CUTS.filter((kind) => kind !== "failover");
-  const cuts = happened.filter((fault) => cutKinds.includes(fault.kind)).map((fault) => fault.at);
+  const cuts = happened
+    .filter((fault) => cutKinds.includes(fault.kind))
+    .map(({ at, until }) => ({ at, until: until ?? at }));
+  const instant = (at: number): Cut => ({ at, until: at });
   if (switches !== undefined) {
-    return { lossy: switches.map((at) => ({ at })), cuts: [...cuts, ...switches] };
+    return { lossy: switches.map((at) => ({ at })), cuts: [...cuts, ...switches.map(instant)] };
   }
   const lost = happened.filter((fault) => lossy(input.topology, fault));
   const losses: Loss[] = lost.map(({ at, slots, kind }) =>
@@ -58,7 +61,7 @@ function failoverTimes(input: JudgeInput): { lossy: Loss[]; cuts: number[] } {
   );
   const own = input.unrequested ?? [];
   losses.push(...own.map(({ at, slots }) => ({ at, slots })));
-  return { lossy: losses, cuts: [...cuts, ...own.map(({ at }) => at)] };
+  return { lossy: losses, cuts: [...cuts, ...own.map(({ at }) => instant(at))] };
 }
 
 /**

@@ -32,6 +32,11 @@ export interface AppliedFault extends PlannedFault {
   note?: string;
   /** false: a fault that did not happen (it failed, or its failover was never announced). */
   happened?: boolean;
+  /**
+   * Host time when a fault that strikes node after node had struck them all (client-kill): a cut
+   * may fall anywhere from `at` to then. Absent: the fault struck at `at`.
+   */
+  until?: number;
   /** Cluster: the slots the fault's master served when it hit (kill-redis, failover), or the slot migrated. */
   slots?: readonly (readonly [number, number])[];
 }
@@ -205,6 +210,7 @@ export async function applyFault(fault: PlannedFault, on: NemesisTargets): Promi
     record(applied, await on.topology.migrate(pick));
   } else if (fault.kind === "client-kill") {
     applied.note = await everyNode(on, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+    applied.until = Date.now();
   } else if (fault.kind === "script-flush") {
     applied.note = await everyNode(on, "SCRIPT", "FLUSH");
   } else if (fault.kind === "dlq-redrive" || fault.kind === "dlq-purge") {
