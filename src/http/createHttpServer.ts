@@ -33,6 +33,12 @@ export interface HttpServerOptions {
    * scrape that cannot wait for its read has that page at once (see sharedExposition).
    */
   writeAheadOn?: (writeAhead: () => void) => void;
+  /**
+   * Asked as each scrape comes: a scrape whose read comes in time is answered within this many ms
+   * of its request, with the last kept page if its own is not written by then (see
+   * sharedExposition); undefined: it waits for its page.
+   */
+  scrapeAnswerWithinMs?: () => number | undefined;
   /** True once configuration is loaded and Redis answers; never depends on leadership. */
   isReady: () => Promise<boolean>;
   /** Why the process is not ready, for the /readyz body (e.g. "authentication failed at ..."). */
@@ -133,7 +139,9 @@ async function answerBuiltIn(
  * a route takes it (the console's actions): anything else is 405.
  */
 function requestHandler(options: HttpServerOptions) {
-  const exposition = sharedExposition(options.beforeScrape, options.registry);
+  const exposition = sharedExposition(options.beforeScrape, options.registry, undefined, {
+    answerWithinMs: options.scrapeAnswerWithinMs,
+  });
   options.writeAheadOn?.(() => void exposition.prepare());
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";

@@ -3,6 +3,8 @@ import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGunzip, createGzip } from "node:zlib";
 import type { Registry } from "prom-client";
+import { realTimers, type Timers } from "../core/timers.js";
+import { withTimeout } from "../core/withTimeout.js";
 
 /** A registry that can give its text in chunks (JanitorRegistry); any other gives it whole. */
 interface PiecewiseRegistry {
@@ -45,6 +47,17 @@ export interface ScrapeReadOutcome {
   readonly landed?: Promise<void>;
 }
 
+/** How soon a scrape is answered, and the timer that says so (tests inject theirs). */
+export interface ScrapeAnswerLimits {
+  /**
+   * Asked as a scrape comes: a scrape whose read comes in time, but whose page is not written this
+   * long after it asked, gets the last kept page (its own is kept when written). Undefined: it
+   * waits for its page (no complete read shown yet, start or an outage, or the operator's choice).
+   */
+  readonly answerWithinMs?: () => number | undefined;
+  readonly timers?: Timers;
+}
+
 /** The read's landing, when the refresh reported one (a refresh may report nothing). */
 function landedOf(outcome: unknown): Promise<void> | undefined {
   const { landed } = (outcome ?? {}) as ScrapeReadOutcome;
@@ -81,11 +94,14 @@ interface Rendering {
  * written ahead when a read no scrape asked for lands (`prepare`), so the first scrape after
  * start or after a new list of groups need not write one. Each refresh is told how long the last
  * rendering took (`now`, a monotonic clock in ms), since a scrape that waits renders after it.
+ * That is a forecast: a scrape in time whose page is still being written `limits.answerWithinMs`
+ * after it asked gets the last kept page instead, unless it is the first to show a read.
  */
 export function sharedExposition(
   refresh: (lastRenderMs: number) => Promise<unknown>,
   registry: Registry,
   now: () => number = () => performance.now(),
+  limits: ScrapeAnswerLimits = {},
 ): Exposition {
   let inFlight: Promise<Buffer> | undefined;
   let prepared: Promise<Buffer> | undefined;
@@ -115,13 +131,21 @@ export function sharedExposition(
     );
     return next;
   };
+  /** A page that is not written in time gives way to the last kept one (if the scrape may). */
+  const inTime = (page: Promise<Buffer>, askedAt: number, withinMs: number | undefined) => {
+    const fallback = prepared;
+    if (withinMs === undefined || fallback === undefined) return page;
+    const timers = limits.timers ?? realTimers;
+    return withTimeout(page, withinMs - (now() - askedAt), () => fallback, timers);
+  };
   const answer = async (): Promise<Buffer> => {
     const askedAt = now();
+    const withinMs = limits.answerWithinMs?.();
     const landed = landedOf(await refresh(lastRenderMs));
     // A rendering begun since this scrape asked began after its read landed: it is as fresh.
     const fresh =
       underWay !== undefined && underWay.startedAt >= askedAt ? underWay.body : undefined;
-    if (landed === undefined) return fresh ?? keep(render());
+    if (landed === undefined) return inTime(fresh ?? keep(render()), askedAt, withinMs);
     const ready = prepared;
     void keep(landed.then(render));
     return ready ?? underWay?.body ?? render();

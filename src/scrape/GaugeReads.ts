@@ -33,6 +33,18 @@ export interface ScrapeRead {
 }
 
 /**
+ * How soon a scrape whose read came in time is answered (ms from its ask): within the wait, or
+ * with the page of the last complete read if its own is not written by then. Undefined when the
+ * operator chose to wait as long as a read may take (README "How gauges are read").
+ */
+export function scrapePageWithinMs(
+  metrics: Pick<JanitorConfig["metrics"], "scrapeReadWaitMs" | "scrapeTimeoutMs">,
+): number | undefined {
+  const waitMs = metrics.scrapeReadWaitMs;
+  return waitMs >= metrics.scrapeTimeoutMs ? undefined : waitMs;
+}
+
+/**
  * Reads of the per-group gauges: one at a time (concurrent scrapes share it), each applied whole
  * to the gauges when it completes. A read of tens of thousands of groups takes longer than a
  * scrape should wait: how long it waits is in README "How gauges are read".
@@ -89,7 +101,7 @@ export class GaugeReads {
     // thousands of groups) would be answered late anyway: waiting would only add the wait to
     // every scrape, unless the operator chose to wait as long as a read may take
     // (README "How gauges are read").
-    const alwaysWait = waitMs >= config.metrics.scrapeTimeoutMs;
+    const alwaysWait = scrapePageWithinMs(config.metrics) === undefined;
     const readWaitMs = alwaysWait ? waitMs : waitMs - lastRenderMs;
     if (!alwaysWait && (readWaitMs <= 0 || this.lastReadMs > readWaitMs)) {
       metrics.scrapeLateReads.inc();

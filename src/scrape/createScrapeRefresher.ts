@@ -19,6 +19,8 @@ export interface ScrapeRefresher {
    * and `landed` says when this one lands (for the next scrape). Never throws.
    */
   refreshForScrape(lastRenderMs?: number): Promise<ScrapeRead>;
+  /** Whether the gauges show a complete read (false before the first, and after an outage). */
+  readonly showsRead: boolean;
   /** One round trip with a timeout; sets redis_up. */
   ping(): Promise<boolean>;
   setCapabilities(capabilities: RedisCapabilities): void;
@@ -65,6 +67,9 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     refreshForScrape: (lastRenderMs) => reads.refreshForScrape(lastRenderMs),
     ping: () => pingRedis(options.redis, options.metrics, options.config),
     onBackgroundRead: (listener) => listeners.push(listener),
+    get showsRead() {
+      return reads.showing;
+    },
     setCapabilities: (detected) => {
       reads.capabilities = detected;
     },

@@ -2,6 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { Gauge, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { sharedExposition, type ScrapeReadOutcome } from "../../src/http/sharedExposition.js";
+import { waitFor } from "../support/waitFor.js";
 
 /** A refresh the test steers: each call takes the next outcome it is given. */
 function steeredRefresh() {
@@ -154,5 +155,84 @@ describe("a page written ahead when a read no scrape asked for lands", () => {
     expect(counted.renderings).toBe(2);
     next({ landed: new Promise<void>(() => undefined) });
     expect(valueIn(await scrape())).toBe("2");
+  });
+});
+
+/** Timers the test fires by hand. */
+function handTimers() {
+  const armed: (() => void)[] = [];
+  return {
+    armed,
+    timers: {
+      setTimeout: (callback: () => void) => armed.push(callback),
+      clearTimeout: () => undefined,
+    },
+  };
+}
+
+/** A registry whose rendering waits, once `hold` is set, until the test releases it. */
+function heldRegistry() {
+  const registry = new Registry();
+  const state: { value: number; hold?: Promise<void> } = { value: 0 };
+  new Gauge({
+    name: "reads_value",
+    help: "which read",
+    registers: [registry],
+    async collect() {
+      this.set(state.value);
+      await state.hold;
+    },
+  });
+  return { registry, state };
+}
+
+describe("a scrape in time whose page is written slower than the last", () => {
+  it("gets the last kept page once answerWithinMs has passed; its own is kept for the next", async () => {
+    const { registry, state } = heldRegistry();
+    const { next, refresh } = steeredRefresh();
+    const { armed, timers } = handTimers();
+    const scrape = sharedExposition(refresh, registry, () => 0, {
+      answerWithinMs: () => 500,
+      timers,
+    });
+    state.value = 1;
+    next({});
+    // Nothing kept yet to fall back on: the first scrape waits for its page, with no timer.
+    expect(valueIn(await scrape())).toBe("1");
+    expect(armed).toHaveLength(0);
+    // The next read came in time, but its page stalls (a loaded host): the wait runs out.
+    let release!: () => void;
+    state.hold = new Promise<void>((resolve) => (release = resolve));
+    state.value = 2;
+    next({});
+    const answered = scrape();
+    await waitFor(() => armed.length === 1, { what: "the scrape's answer timer" });
+    armed[0]?.();
+    expect(valueIn(await answered)).toBe("1");
+    release();
+    state.hold = undefined;
+    // Its page, written meanwhile (zlib's threads), is the one a late scrape gets next.
+    const lateScrape = async () => {
+      next({ landed: new Promise<void>(() => undefined) });
+      return valueIn(await scrape()) === "2";
+    };
+    await waitFor(lateScrape, { what: "the stalled page, kept once written" });
+  });
+
+  it("waits for its own page when answerWithinMs says so (no complete read shown: start, an outage)", async () => {
+    const { registry, state } = heldRegistry();
+    const { next, refresh } = steeredRefresh();
+    const { armed, timers } = handTimers();
+    const scrape = sharedExposition(refresh, registry, () => 0, {
+      answerWithinMs: () => undefined,
+      timers,
+    });
+    state.value = 1;
+    next({});
+    expect(valueIn(await scrape())).toBe("1");
+    state.value = 2;
+    next({});
+    expect(valueIn(await scrape())).toBe("2");
+    expect(armed).toHaveLength(0);
   });
 });

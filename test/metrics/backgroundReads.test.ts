@@ -41,10 +41,12 @@ describe("the refresher's reads no scrape asked for", () => {
     const { seen, listener, next } = landings();
     refresher.onBackgroundRead(listener);
     try {
+      expect(refresher.showsRead).toBe(false);
       const started = next();
       refresher.start();
       await started;
       expect(seen.count).toBe(1);
+      expect(refresher.showsRead).toBe(true);
       expect(await gaugeValue(metrics.pendingEntries, { stream: first })).toBe(2);
       await refresher.refreshForScrape();
       expect(seen.count).toBe(1);
@@ -73,6 +75,7 @@ describe("the refresher's reads no scrape asked for", () => {
       // Joins the start-up read; the listener's check runs before this await returns.
       await refresher.refresh();
       expect(seen.count).toBe(0);
+      expect(refresher.showsRead).toBe(false);
       expect(await gaugeValue(metrics.redisUp, {})).toBe(0);
     } finally {
       await refresher.stop();
