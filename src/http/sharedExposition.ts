@@ -1,43 +1,11 @@
 import type { ServerResponse } from "node:http";
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { constants, createGunzip, createGzip } from "node:zlib";
+import { createGunzip } from "node:zlib";
 import type { Registry } from "prom-client";
 import { realTimers, type Timers } from "../core/timers.js";
 import { withTimeout } from "../core/withTimeout.js";
-
-/** A registry that can give its text in chunks (JanitorRegistry); any other gives it whole. */
-interface PiecewiseRegistry {
-  chunks?: () => AsyncIterable<Buffer>;
-}
-
-async function* piecesOf(registry: Registry): AsyncGenerator<Buffer | string> {
-  const { chunks } = registry as unknown as PiecewiseRegistry;
-  if (typeof chunks === "function") {
-    for await (const chunk of chunks.call(registry)) if (chunk.length > 0) yield chunk;
-    return;
-  }
-  yield await registry.metrics();
-}
-
-/**
- * The exposition compressed piece by piece as the registry writes it (zlib's thread pool works
- * while the next piece is formatted): what is held is the compressed body, about a 25th of the
- * text (1 MB for a leader of 10,000 groups), never the whole text.
- */
-async function compress(registry: Registry): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  const collect = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk);
-      done();
-    },
-  });
-  // Two pieces ahead at most: the text waiting for zlib stays a few hundred KB.
-  const source = Readable.from(piecesOf(registry), { objectMode: true, highWaterMark: 2 });
-  await pipeline(source, createGzip({ level: constants.Z_BEST_SPEED }), collect);
-  return Buffer.concat(chunks);
-}
+import { PageRenderer } from "./PageRenderer.js";
 
 /**
  * What the read before a scrape reports (ScrapeRefresher.refreshForScrape): `landed` when the
@@ -75,12 +43,6 @@ export interface Exposition {
   prepare(): Promise<void>;
 }
 
-/** A rendering under way, and when it started (the `now` clock). */
-interface Rendering {
-  readonly startedAt: number;
-  readonly body: Promise<Buffer>;
-}
-
 /**
  * One rendering for the scrapes that arrive together (several Prometheus servers, a dashboard,
  * a curl): a scrape that comes while one is refreshing and rendering gets that one's body, so
@@ -104,36 +66,10 @@ export function sharedExposition(
   limits: ScrapeAnswerLimits = {},
 ): Exposition {
   let inFlight: Promise<Buffer> | undefined;
-  let prepared: Promise<Buffer> | undefined;
-  let underWay: Rendering | undefined;
-  let lastRenderMs = 0;
-  const render = (): Promise<Buffer> => {
-    const startedAt = now();
-    const body = compress(registry).then((page) => {
-      lastRenderMs = now() - startedAt;
-      return page;
-    });
-    const rendering = { startedAt, body };
-    underWay = rendering;
-    const done = () => {
-      if (underWay === rendering) underWay = undefined;
-    };
-    body.then(done, done);
-    return body;
-  };
-  /** Keeps a body once rendered; a failed rendering leaves the one before it. */
-  const keep = (next: Promise<Buffer>): Promise<Buffer> => {
-    next.then(
-      () => {
-        prepared = next;
-      },
-      () => undefined,
-    );
-    return next;
-  };
+  const pages = new PageRenderer(registry, now);
   /** A page that is not written in time gives way to the last kept one (if the scrape may). */
   const inTime = (page: Promise<Buffer>, askedAt: number, withinMs: number | undefined) => {
-    const fallback = prepared;
+    const fallback = pages.kept;
     if (withinMs === undefined || fallback === undefined) return page;
     const timers = limits.timers ?? realTimers;
     return withTimeout(page, withinMs - (now() - askedAt), () => fallback, timers);
@@ -141,14 +77,14 @@ export function sharedExposition(
   const answer = async (): Promise<Buffer> => {
     const askedAt = now();
     const withinMs = limits.answerWithinMs?.();
-    const landed = landedOf(await refresh(lastRenderMs));
-    // A rendering begun since this scrape asked began after its read landed: it is as fresh.
-    const fresh =
-      underWay !== undefined && underWay.startedAt >= askedAt ? underWay.body : undefined;
-    if (landed === undefined) return inTime(fresh ?? keep(render()), askedAt, withinMs);
-    const ready = prepared;
-    void keep(landed.then(render));
-    return ready ?? underWay?.body ?? render();
+    const landed = landedOf(await refresh(pages.lastRenderMs));
+    if (landed === undefined) {
+      const page = pages.startedSince(askedAt) ?? pages.keep(pages.render());
+      return inTime(page, askedAt, withinMs);
+    }
+    const ready = pages.kept;
+    void pages.keep(landed.then(() => pages.render()));
+    return ready ?? pages.underWay ?? pages.render();
   };
   const scrape = () => {
     inFlight ??= answer().finally(() => {
@@ -157,8 +93,8 @@ export function sharedExposition(
     return inFlight;
   };
   const prepare = async (): Promise<void> => {
-    await underWay?.body.catch(() => undefined);
-    await keep(render()).catch(() => undefined);
+    await pages.underWay?.catch(() => undefined);
+    await pages.keep(pages.render()).catch(() => undefined);
   };
   return Object.assign(scrape, { prepare });
 }
