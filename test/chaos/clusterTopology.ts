@@ -52,7 +52,7 @@ export async function cluster(): Promise<Topology> {
     migrate: (pick) => migrateSlot(nodes, pick),
     clusterFailovers: watch.failovers,
     stop: async () => {
-      watch.stop();
+      await watch.stop();
       await nodes.stop();
     },
   };

@@ -17,7 +17,7 @@ beforeAll(async () => {
   watch = await ClusterWatch.start(cluster.ports);
 }, 180_000);
 afterAll(async () => {
-  watch?.stop();
+  await watch?.stop();
   await cluster.stop();
 });
 

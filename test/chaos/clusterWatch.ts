@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { PeriodicTask } from "../../src/core/PeriodicTask.js";
 import { diffSlotMaps, nodeState, type NodeState, type SlotHandover } from "./slotHandover.js";
 
 /**
@@ -35,9 +36,13 @@ export class ClusterWatch {
   readonly failovers: ClusterFailover[] = [];
   readonly migrations: ClusterMigration[] = [];
   private last = new Map<string, NodeState>();
-  private looking: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  /** The looks: one every EVERY_MS, and one asked for runs after any under way. */
+  private readonly looks = new PeriodicTask<void>({
+    run: () => this.compare(),
+    nextDelayMs: () => EVERY_MS,
+    onError: () => undefined, // a look that failed leaves each node's last state standing
+    overlap: "queue",
+  });
 
   private constructor(
     private readonly clients: readonly Redis[],
@@ -54,26 +59,13 @@ export class ClusterWatch {
     });
     const watch = new ClusterWatch(clients, now);
     await watch.look();
-    watch.schedule();
+    watch.looks.start(EVERY_MS);
     return watch;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    const next = () => this.schedule();
-    this.timer = setTimeout(
-      () =>
-        void this.look()
-          .catch(() => undefined)
-          .then(next),
-      EVERY_MS,
-    );
   }
 
   /** One look now, after any under way (a fault's end: what it caused is recorded by then). */
   look(): Promise<void> {
-    this.looking = this.looking.catch(() => undefined).then(() => this.compare());
-    return this.looking;
+    return this.looks.runOnce();
   }
 
   private async compare(): Promise<void> {
@@ -108,9 +100,8 @@ export class ClusterWatch {
     return outcome;
   }
 
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+  async stop(): Promise<void> {
+    await this.looks.stop();
     for (const client of this.clients) client.disconnect();
   }
 }
