@@ -1,8 +1,10 @@
 import type { Redis } from "ioredis";
+import { keySlot } from "../../src/core/keySlot.js";
 import { failover, killMaster, migrateSlot } from "./clusterFaults.js";
 import { ChaosCluster } from "./clusterNodes.js";
 import { ClusterWatch } from "./clusterWatch.js";
 import { ChaosLink, type ChaosProxy } from "./proxy.js";
+import { LEASE_KEY } from "./servers.js";
 import { proxyTo, type JanitorLink, type Topology } from "./topology.js";
 
 /**
@@ -29,11 +31,15 @@ async function clusterLink(ports: readonly number[], redis: Record<string, unkno
  */
 export async function cluster(): Promise<Topology> {
   const nodes = await ChaosCluster.start();
-  // The Cluster's own failovers too (a master stalled past cluster-node-timeout): clusterWatch.ts.
-  const watch = await ClusterWatch.start(nodes.ports).catch(async (error: unknown) => {
-    await nodes.stop();
-    throw error;
-  });
+  // The Cluster's own failovers too (a master stalled past cluster-node-timeout), and when the
+  // lease's master refused commands: clusterWatch.ts.
+  const leaseSlot = keySlot(LEASE_KEY);
+  const watch = await ClusterWatch.start(nodes.ports, { leaseSlot }).catch(
+    async (error: unknown) => {
+      await nodes.stop();
+      throw error;
+    },
+  );
   const [first, ...rest] = nodes.ports;
   const url = `redis://127.0.0.1:${first ?? 0}`;
   const clusterRedis = { mode: "cluster", url, nodes: rest.map((port) => `127.0.0.1:${port}`) };
@@ -51,6 +57,8 @@ export async function cluster(): Promise<Topology> {
     failover: (pick) => watch.requested(() => failover(nodes, pick)),
     migrate: (pick) => migrateSlot(nodes, pick),
     clusterFailovers: watch.failovers,
+    onRedisDown: (listener) => watch.onDown(listener),
+    clusterDown: watch.down.spans,
     stop: async () => {
       await watch.stop();
       await nodes.stop();

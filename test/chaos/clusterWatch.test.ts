@@ -1,20 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keySlot } from "../../src/core/keySlot.js";
 import { waitFor } from "../support/waitFor.js";
-import { failover, migrateSlot, migrationEnds } from "./clusterFaults.js";
+import { failover, killMaster, migrateSlot, migrationEnds } from "./clusterFaults.js";
 import { ChaosCluster } from "./clusterNodes.js";
-import { selfViews } from "./clusterSelf.js";
+import { selfViews, serves } from "./clusterSelf.js";
 import { ClusterWatch } from "./clusterWatch.js";
 import { SOURCE_STREAMS } from "./groups.js";
 import { pollUntil } from "./quiescence.js";
 import { nodeState } from "./slotHandover.js";
 
-// One real Cluster for the file, watched from its start as a chaos run watches it.
+// One real Cluster for the file, watched from its start as a chaos run watches it; the slot
+// watched as the lease's is the first stream's, so the nemesis's kill of its master (pick 0) hits it.
+const LEASE_SLOT = keySlot(SOURCE_STREAMS[0] ?? "");
 let cluster: ChaosCluster;
 let watch: ClusterWatch | undefined;
+const told: { down: boolean; at: number }[] = [];
 beforeAll(async () => {
   cluster = await ChaosCluster.start();
-  watch = await ClusterWatch.start(cluster.ports);
+  watch = await ClusterWatch.start(cluster.ports, { leaseSlot: LEASE_SLOT });
+  watch.onDown((down, at) => told.push({ down, at }));
 }, 180_000);
 afterAll(async () => {
   await watch?.stop();
@@ -118,4 +122,61 @@ describe("the chaos Cluster watcher and the nemesis", () => {
     ]);
     expect(watch?.failovers[0]?.cause).toBe("self");
   }, 60_000);
+});
+
+/** SIGSTOP or SIGCONT of a node's process. */
+function signal(port: number, name: "SIGSTOP" | "SIGCONT"): void {
+  const pid = cluster.byPort(port)?.server.process?.pid;
+  if (pid === undefined) throw new Error(`no process on ${port}`);
+  process.kill(pid, name);
+}
+
+// Last in the file: these take the lease's master away.
+describe("the chaos Cluster watcher and the lease's master", () => {
+  it("records the Cluster down while the lease's master, cut off from the other masters, answers CLUSTERDOWN", async () => {
+    expect(await pollUntil(() => cluster.stable(), 60_000)).toBe(true);
+    const views = await selfViews(cluster);
+    const masters = views.filter((view) => view.master && view.slots.length > 0);
+    const others = masters.filter((view) => !serves(view, LEASE_SLOT));
+    expect(others).toHaveLength(2);
+    const [spans, heard] = [watch?.down.spans.length ?? 0, told.length];
+    const stopped = Date.now();
+    // As on a starved host: the lease's master hears from no other master past the node timeout.
+    for (const other of others) signal(other.port, "SIGSTOP");
+    try {
+      const down = () => (watch?.down.spans.length ?? 0) > spans;
+      await waitFor(down, { timeoutMs: 30_000, what: "the lease's master refusing" });
+      const lease = masters.find((view) => serves(view, LEASE_SLOT));
+      const info = await cluster.byPort(lease?.port ?? -1)?.client.call("CLUSTER", "INFO");
+      expect(String(info)).toContain("cluster_state:fail");
+    } finally {
+      for (const other of others) signal(other.port, "SIGCONT");
+    }
+    const continued = Date.now();
+    const up = () => watch?.down.spans[spans]?.up !== undefined;
+    await waitFor(up, { timeoutMs: 30_000, what: "the lease's master serving again" });
+    const span = watch?.down.spans[spans];
+    expect(watch?.down.spans).toHaveLength(spans + 1);
+    expect(span?.down).toBeGreaterThanOrEqual(stopped);
+    expect(span?.down).toBeLessThanOrEqual(continued);
+    expect(span?.up).toBeGreaterThanOrEqual(continued);
+    expect(told.slice(heard)).toEqual([
+      { down: true, at: span?.down },
+      { down: false, at: span?.up },
+    ]);
+  }, 90_000);
+
+  it("records the Cluster down from the kill of the lease's master until its replica serves the slot", async () => {
+    expect(await pollUntil(() => cluster.stable(), 60_000)).toBe(true);
+    const spans = watch?.down.spans.length ?? 0;
+    const before = Date.now();
+    const outcome = await watch?.requested(() => killMaster(cluster, 0));
+    expect(outcome?.note).toMatch(/promoted after/u);
+    const span = watch?.down.spans[spans];
+    expect(watch?.down.spans).toHaveLength(spans + 1);
+    expect(span?.down).toBeGreaterThanOrEqual(outcome?.at ?? before);
+    // Up once the replica's own line claims the slot: before the killed master is back.
+    expect(span?.up).toBeGreaterThan(span?.down ?? Infinity);
+    expect(span?.up).toBeLessThanOrEqual(Date.now());
+  }, 180_000);
 });

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { PeriodicTask } from "../../src/core/PeriodicTask.js";
+import { DownSpans, masterOfSlot, refusesCommands, type DownListener } from "./clusterDown.js";
 import { diffSlotMaps, nodeState, type NodeState, type SlotHandover } from "./slotHandover.js";
 
 /**
@@ -24,6 +25,13 @@ const ANSWER_MS = 1000;
 
 type Slots = readonly (readonly [number, number])[];
 
+/** How a watcher is started: its clock, and the slot of the janitors' lease key if watched. */
+export interface WatchOptions {
+  now?: () => number;
+  /** Whether that slot's master refuses commands is watched too (`down`). */
+  leaseSlot?: number;
+}
+
 const overlaps = (a: Slots, b: SlotHandover["slots"]) =>
   a.some(([first, last]) => b.some(([from, to]) => first <= to && from <= last));
 
@@ -35,6 +43,8 @@ const overlaps = (a: Slots, b: SlotHandover["slots"]) =>
 export class ClusterWatch {
   readonly failovers: ClusterFailover[] = [];
   readonly migrations: ClusterMigration[] = [];
+  /** When the lease's master refused every command: no janitor could lead (clusterDown.ts). */
+  readonly down = new DownSpans();
   private last = new Map<string, NodeState>();
   /** The looks: one every EVERY_MS, and one asked for runs after any under way. */
   private readonly looks = new PeriodicTask<void>({
@@ -45,19 +55,22 @@ export class ClusterWatch {
   });
 
   private constructor(
-    private readonly clients: readonly Redis[],
+    private readonly clients: ReadonlyMap<number, Redis>,
     private readonly now: () => number,
+    private readonly leaseSlot: number | undefined,
   ) {}
 
   /** Takes the first look, then looks every EVERY_MS until stopped. */
-  static async start(ports: readonly number[], now = () => Date.now()): Promise<ClusterWatch> {
-    const clients = ports.map((port) => {
-      const options = { port, host: "127.0.0.1", protocol: 2 as const, commandTimeout: ANSWER_MS };
-      const client = new Redis({ ...options, maxRetriesPerRequest: 1 });
-      client.on("error", () => undefined); // nodes are killed on purpose
-      return client;
-    });
-    const watch = new ClusterWatch(clients, now);
+  static async start(ports: readonly number[], options: WatchOptions = {}): Promise<ClusterWatch> {
+    const clients = new Map(ports.map((port) => [port, nodeClient(port)]));
+    const { now = () => Date.now(), leaseSlot } = options;
+    const watch = new ClusterWatch(clients, now, leaseSlot);
+    try {
+      await Promise.all([...clients.values()].map((client) => client.connect()));
+    } catch (error) {
+      await watch.stop();
+      throw error;
+    }
     await watch.look();
     watch.looks.start(EVERY_MS);
     return watch;
@@ -68,9 +81,14 @@ export class ClusterWatch {
     return this.looks.runOnce();
   }
 
+  /** Listens to the lease's master refusing commands, or serving them again. */
+  onDown(listener: DownListener): void {
+    this.down.onChange(listener);
+  }
+
   private async compare(): Promise<void> {
     const texts = await Promise.all(
-      this.clients.map((client) => client.call("CLUSTER", "NODES").catch(() => "")),
+      [...this.clients.values()].map((client) => client.call("CLUSTER", "NODES").catch(() => "")),
     );
     const next = new Map(this.last);
     for (const state of texts.flatMap((text) => nodeState(String(text)) ?? [])) {
@@ -81,6 +99,17 @@ export class ClusterWatch {
     this.last = next;
     this.failovers.push(...failovers.map((f) => ({ ...f, at, cause: "self" as const })));
     this.migrations.push(...migrations.map((m) => ({ ...m, at })));
+    await this.lookAtLease();
+  }
+
+  /** Whether the master of the lease's slot, by the latest states, refuses commands now. */
+  private async lookAtLease(): Promise<void> {
+    if (this.leaseSlot === undefined) return;
+    const port = masterOfSlot(this.last, this.leaseSlot)?.port;
+    const client = port === undefined ? undefined : this.clients.get(port);
+    if (client === undefined) return;
+    const answer = await client.call("CLUSTER", "INFO").catch((error: unknown) => error);
+    this.down.observe(refusesCommands(answer), this.now());
   }
 
   /**
@@ -102,6 +131,24 @@ export class ClusterWatch {
 
   async stop(): Promise<void> {
     await this.looks.stop();
-    for (const client of this.clients) client.disconnect();
+    for (const client of this.clients.values()) client.disconnect();
   }
+}
+
+/**
+ * A client of one node. No offline queue: while the node is down a command fails at once (a
+ * refusal) rather than waiting for a reconnection until it times out (which says nothing).
+ */
+function nodeClient(port: number): Redis {
+  const client = new Redis({
+    port,
+    host: "127.0.0.1",
+    protocol: 2,
+    commandTimeout: ANSWER_MS,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+  });
+  client.on("error", () => undefined); // nodes are killed on purpose
+  return client;
 }

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { Violation } from "./checker.js";
 import { pollUntil } from "./quiescence.js";
 import type { JanitorReplica } from "./servers.js";
 
@@ -96,6 +97,18 @@ export class RecoveryWatch {
     await Promise.all(this.watching);
     return this.recoveries;
   }
+}
+
+/** A `leader-not-replaced` violation for each recovery that did not come within the bound. */
+export function notReplaced(recoveries: readonly Recovery[]): Violation[] {
+  return recoveries
+    .filter((recovery) => recovery.recoveredMs === null)
+    .map((lost) => {
+      const down =
+        lost.redisDownMs > 0 ? ` (Redis down ${lost.redisDownMs} ms meanwhile, not counted)` : "";
+      const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s${down}`;
+      return { invariant: "leader-not-replaced", detail };
+    });
 }
 
 /**

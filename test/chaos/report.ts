@@ -5,7 +5,7 @@ import type { ClusterFailover } from "./clusterWatch.js";
 import type { History } from "./history.js";
 import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
-import type { Recovery } from "./recovery.js";
+import type { DownSpan, Recovery } from "./recovery.js";
 
 export interface ChaosReport {
   seed: number;
@@ -31,6 +31,11 @@ export interface ChaosReport {
    * and whether the nemesis caused it or the Cluster made it alone ("self").
    */
   clusterFailovers: ClusterFailover[];
+  /**
+   * Cluster: when the master of the lease's slot refused every command (CLUSTERDOWN, or killed):
+   * not counted in a recovery's time, as a standalone Redis's downtime is not.
+   */
+  clusterDown: DownSpan[];
   /** Leader lost -> next sweep, per fault that took the leader away. */
   recoveries: Recovery[];
   /** Wall time by phase: start (servers, janitors, consumers), schedule, quiet, checks. */
@@ -110,8 +115,10 @@ function clusterFailoverLine(report: ChaosReport): string[] {
   const own = report.clusterFailovers.filter((failover) => failover.cause === "self");
   const ports = own.map((f) => `${f.from.port}->${f.to.port} at ${f.at}`).join(", ");
   const dropped = report.counts.droppedByUnrequestedFailover ?? 0;
+  const downMs = report.clusterDown.reduce((sum, { down, up }) => sum + (up ?? down) - down, 0);
   return [
     `cluster failovers seen: ${report.clusterFailovers.length}, ${own.length} the Cluster's own${ports === "" ? "" : ` (${ports})`}, ${dropped} records dropped by those`,
+    `the lease's master refused commands ${report.clusterDown.length} times, ${downMs} ms in all`,
   ];
 }
 

@@ -12,7 +12,7 @@ import { probeFence } from "./fenceProbe.js";
 import { ChaosProducer } from "./producer.js";
 import { awaitQuiescence, lanesTrimmed } from "./quiescence.js";
 import { viewsAgree } from "./agreement.js";
-import { ScriptTime } from "./recovery.js";
+import { notReplaced, ScriptTime } from "./recovery.js";
 import { PendingAuditor } from "./auditor.js";
 import { buildReport, writeReport, type ChaosReport } from "./report.js";
 import { sentinel, standalone, type TopologyName } from "./topology.js";
@@ -232,15 +232,11 @@ async function finish(run: Run, options: ChaosOptions, extra: Violation[]): Prom
     slowCommands: run.slow.all,
     switches: [...(switches ?? [])],
     clusterFailovers: [...(run.topology.clusterFailovers ?? [])],
+    clusterDown: [...(run.topology.clusterDown ?? [])],
     recoveries: (await run.recovery?.settled()) ?? [],
     phasesMs: run.phasesMs,
   };
-  for (const lost of base.recoveries.filter((r) => r.recoveredMs === null)) {
-    const down =
-      lost.redisDownMs > 0 ? ` (Redis down ${lost.redisDownMs} ms meanwhile, not counted)` : "";
-    const detail = `${lost.kind} of the leader at ${lost.at}: no sweep finished within 30 s${down}`;
-    verdict.violations.push({ invariant: "leader-not-replaced", detail });
-  }
+  verdict.violations.push(...notReplaced(base.recoveries));
   const stderr = run.consumers.map((c) => `== ${c.name} (${c.behaviour})\n${c.stderr}`).join("\n");
   await writeFile(join(options.outDir, "consumers.log"), stderr);
   const report = buildReport(base, verdict, history, run.faults);

@@ -57,7 +57,9 @@ export async function startParties(
   if (fleet.status === "fulfilled") run.programs = fleet.value.programs;
   if (set.status === "rejected") throw set.reason;
   if (fleet.status === "rejected") throw fleet.reason;
-  run.recovery = new RecoveryWatch(set.value.janitors);
+  const recovery = new RecoveryWatch(set.value.janitors);
+  run.recovery = recovery;
+  run.topology.onRedisDown?.((down, at) => recovery.redisDown(down, at));
   run.consumers = fleet.value.consumers;
   startFleet(run.consumers);
   return set.value;

@@ -3,6 +3,7 @@ import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
 import type { ClusterFailover } from "./clusterWatch.js";
 import { ChaosLink, ChaosProxy } from "./proxy.js";
+import type { DownSpan } from "./recovery.js";
 import { ChaosRedis } from "./servers.js";
 
 export type TopologyName = "standalone" | "sentinel" | "cluster";
@@ -60,6 +61,12 @@ export interface Topology {
   switches?: number[];
   /** Cluster: every failover seen (clusterWatch.ts), tagged with whether the nemesis caused it. */
   clusterFailovers?: readonly ClusterFailover[];
+  /**
+   * Cluster: when the master of the lease's slot refused every command (CLUSTERDOWN, or killed),
+   * told to `listener` as it happens: no janitor could lead meanwhile (clusterDown.ts).
+   */
+  onRedisDown?: (listener: (down: boolean, at: number) => void) => void;
+  clusterDown?: readonly DownSpan[];
   stop(): Promise<void>;
 }
 
