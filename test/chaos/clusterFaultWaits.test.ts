@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Cluster } from "ioredis";
+import { Redis, type Cluster } from "ioredis";
 import { keySlot } from "../../src/core/keySlot.js";
 import { killMaster, migrateSlot, migrationEnds } from "./clusterFaults.js";
 import { ChaosCluster } from "./clusterNodes.js";
+import { failover } from "./failover.js";
 import { selfViews } from "./clusterSelf.js";
 import { SOURCE_STREAMS } from "./groups.js";
 import { pollUntil } from "./quiescence.js";
 import { blockedInWait, cutReplicaLink, masterAndReplica, streamTip } from "./replicaLink.js";
+import { waitForReplica, waitRemark } from "./replicaWait.js";
 import type { FaultOutcome } from "./topology.js";
 
 /** Entries of the stream a migration moves: enough to tell a whole copy from a partial one. */
@@ -14,7 +16,7 @@ const ENTRIES = 50;
 /** The wait injected where a test needs it to run out (the faults' defaults are 30 s). */
 const SHORT_WAIT_MS = 1000;
 
-// One real Cluster for the file; the kills come last, as they change who is master.
+// One real Cluster for the file; the kills and the failover come last: they change who is master.
 let cluster: ChaosCluster;
 let data: Cluster;
 beforeAll(async () => {
@@ -137,4 +139,57 @@ describe("the chaos Cluster master kill's wait for its replica", () => {
     // As the note says: the promoted replica never had the last write.
     expect((await streamTip(replica.port, stream)).lastId).not.toBe(last);
   }, 180_000);
+});
+
+describe("the chaos Cluster failover fault's wait for the takeover", () => {
+  it("did not happen at its time when its replica took over only after the wait", async () => {
+    const { stream, slot } = await filledStream(3);
+    const port = await cluster.owner(slot);
+    const { master, replica, admin } = await masterAndReplica(cluster, port);
+    // The fault finds the replica in one node's view (cluster.seen()): gossip may lag its own.
+    const known = async () =>
+      (await cluster.seen()).some((n) => n.port === replica.port && n.masterId === master.id);
+    expect(await pollUntil(known, 60_000)).toBe(true);
+    // A manual failover waits for the replica to reach the master's offset: not while cut.
+    const mend = await cutReplicaLink(port);
+    await admin.xadd(stream, "*", "n", "not on the replica yet");
+    const outcome = await failover(cluster, 3, { takeoverMs: SHORT_WAIT_MS }).finally(mend);
+    expect(outcome).toEqual({
+      note: expect.stringMatching(
+        new RegExp(`replica ${replica.port} did NOT take over within ${SHORT_WAIT_MS} ms `, "u"),
+      ) as string,
+      happened: false,
+    });
+    // Mended, it catches up and takes over: after the fault, as the Cluster watcher would see it.
+    const tookOver = async () =>
+      (await cluster.owner(slot)) === replica.port && (await cluster.stable());
+    expect(await pollUntil(tookOver, 60_000)).toBe(true);
+  }, 180_000);
+});
+
+describe("what the faults say of a WAIT that failed", () => {
+  it("names the WAIT that failed, with its error, apart from a replica that did not acknowledge", async () => {
+    const settled = async () => (await cluster.stable()) && (await cluster.replicasInSync());
+    expect(await pollUntil(settled, 60_000)).toBe(true);
+    const { master, replica } = await masterAndReplica(cluster, await cluster.owner(0));
+    const closed = new Redis({ port: master.port, host: "127.0.0.1", protocol: 2 });
+    await closed.ping();
+    closed.disconnect();
+    const acks = new Map([
+      [master.port, await waitForReplica(closed, SHORT_WAIT_MS)],
+      // A node demoted since it was seen a master refuses WAIT.
+      [
+        replica.port,
+        await waitForReplica(cluster.byPort(replica.port)?.client ?? closed, SHORT_WAIT_MS),
+      ],
+    ]);
+    const late = (ports: number[]) => `no replica of ${ports.join(", ")} acknowledged`;
+    expect(waitRemark(acks, late)).toMatch(
+      new RegExp(
+        `^; WAIT on ${master.port} failed: Connection is closed\\.` +
+          `; WAIT on ${replica.port} failed: ERR WAIT cannot be used with replica instances`,
+        "u",
+      ),
+    );
+  }, 60_000);
 });

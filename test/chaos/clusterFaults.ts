@@ -9,9 +9,11 @@ import {
   serves,
   type SelfView,
 } from "./clusterSelf.js";
+import { drawnMaster } from "./drawnMaster.js";
 import { holdFailovers } from "./failoverHold.js";
 import { SOURCE_STREAMS } from "./groups.js";
 import { pollUntil } from "./quiescence.js";
+import { waitForReplica, waitRemark } from "./replicaWait.js";
 import { compareCopies } from "./busyKey.js";
 import {
   finishMigration,
@@ -23,6 +25,7 @@ import {
 } from "./slotCompletion.js";
 import type { FaultOutcome } from "./topology.js";
 
+export { failover } from "./failover.js";
 export { parseSelf } from "./clusterSelf.js";
 export { settlement } from "./slotCompletion.js";
 
@@ -35,13 +38,6 @@ interface ReplicaWaits {
   replicatedMs?: number;
 }
 
-/** The slot of one source stream drawn by `pick`, and the master serving it. */
-async function target(cluster: ChaosCluster, pick: number) {
-  const stream = SOURCE_STREAMS[pick % SOURCE_STREAMS.length] ?? "";
-  const slot = keySlot(stream);
-  return { stream, slot, port: await cluster.owner(slot) };
-}
-
 /**
  * SIGKILL of the master serving a drawn stream: the cluster promotes its replica (writes not
  * replicated yet are lost, as asynchronous replication loses them); once it has, the master
@@ -52,19 +48,19 @@ export async function killMaster(
   pick: number,
   { caughtUpMs = CAUGHT_UP_MS }: ReplicaWaits = {},
 ): Promise<FaultOutcome> {
-  const { stream, slot, port } = await target(cluster, pick);
+  const { stream, slot, port } = await drawnMaster(cluster, pick);
   const victim = cluster.byPort(port);
   if (victim === undefined) return { note: `no master serves ${stream}` };
   const slots = await ownSlots(victim.client);
   // Its replica caught up first (WAIT): the kill loses the writes in flight, as asynchronous
   // replication does, not a resync's worth (seed 41: a replica promoted in the middle of one,
   // after a migration's RESTORE of a big stream, served that master's slots without it).
-  const acked = Number(await victim.client.call("WAIT", 1, caughtUpMs).catch(() => 0));
+  const ack = await waitForReplica(victim.client, caughtUpMs);
   // The fault's time is the kill's, after that wait: the checker counts cuts and losses from it.
   const at = Date.now();
   const note = await kill(cluster, { stream, slot, port }, victim);
-  const late = acked >= 1 ? "" : `; its replica had not caught up within ${caughtUpMs} ms`;
-  return { note: `${note}${late}`, slots, at };
+  const late = () => `its replica had not caught up within ${caughtUpMs} ms`;
+  return { note: note + waitRemark(new Map([[port, ack]]), late), slots, at };
 }
 
 async function kill(
@@ -84,25 +80,6 @@ async function kill(
   const synced = await pollUntil(settled, SETTLE_MS);
   const to = await cluster.owner(slot);
   return `master ${port} (${stream}) killed, ${to} promoted after ${promotedMs} ms; back as a replica, ${synced ? "in sync" : "NOT in sync"} after ${Date.now() - started} ms`;
-}
-
-/** CLUSTER FAILOVER on the replica of the master serving a drawn stream. */
-export async function failover(cluster: ChaosCluster, pick: number): Promise<FaultOutcome> {
-  const { stream, slot, port } = await target(cluster, pick);
-  const seen = await cluster.seen();
-  const master = seen.find((node) => node.port === port);
-  const replica = seen.find((node) => !node.master && node.masterId === master?.id);
-  const client = replica === undefined ? undefined : cluster.byPort(replica.port)?.client;
-  if (replica === undefined || client === undefined) {
-    return { note: `no replica of ${port} (${stream})` };
-  }
-  const slots = await ownSlots(cluster.byPort(port)?.client);
-  await client.call("CLUSTER", "FAILOVER");
-  const taken = async () =>
-    (await cluster.owner(slot)) === replica.port && (await cluster.stable());
-  const done = await pollUntil(taken, 20_000);
-  const how = done ? "took over from" : "did NOT take over within 20 s from";
-  return { note: `${stream}: replica ${replica.port} ${how} ${port}`, slots };
 }
 
 /**

@@ -4,6 +4,7 @@ import { ack, held, local, PRODUCED, redisHistory } from "./historyFixture.js";
 import { judge, type JudgeInput } from "./judge.js";
 import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
+import { takeoverOutcome } from "./failover.js";
 
 /**
  * On Cluster, a record's drop is explained only by a loss of its own slot: the kill or failover
@@ -135,6 +136,27 @@ describe("the chaos checker on Cluster: a failover the Cluster made alone (no fa
       [{ at: 3000, slots: ORDERS_MASTER }],
     );
     expect(other.invariants).toEqual(["lost", "history-lost"]);
+  });
+});
+
+describe("the chaos checker on Cluster: a failover fault whose replica took over only after its wait", () => {
+  it("explains a record dropped between the fault and the takeover by the takeover alone", () => {
+    // As the fault recorded it (record() in nemesis.ts copies its outcome onto it).
+    const asked = { stream: "jobs", master: 7001, replica: 7004, slots: JOBS_MASTER };
+    const fault: AppliedFault = {
+      ...kill(2000),
+      kind: "failover",
+      ...takeoverOutcome(asked, "no", 20_000),
+    };
+    // Acknowledged after the fault's time, then gone with the takeover the watcher saw at 9000.
+    const records = [local("produced", PRODUCED, 3000, false)];
+    const late = [{ at: 9000, slots: JOBS_MASTER }];
+    const verdict = clusterVerdict(redisHistory(), records, [fault], late);
+    expect(verdict.invariants).toEqual([]);
+    expect(verdict.explained).toEqual([
+      expect.stringMatching(/the entry itself.*failover at 9000/u),
+    ]);
+    expect([verdict.unrequested, verdict.droppedByUnrequested]).toEqual([1, 1]);
   });
 });
 

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { compareCopies } from "./busyKey.js";
 import { SETTLE_MS, type ChaosCluster } from "./clusterNodes.js";
 import { keysByMaster, selfViews, serves, type SelfView } from "./clusterSelf.js";
+import { waitForReplica, waitRemark, type ReplicaAck } from "./replicaWait.js";
 import type { FaultOutcome } from "./topology.js";
 import { pollUntil } from "./quiescence.js";
 
@@ -214,13 +215,14 @@ const REPLICATED_MS = 30_000;
  * migration, its entries then produced into a new stream without the `couriers` group).
  */
 export async function replicated(cluster: ChaosCluster, waitMs = REPLICATED_MS): Promise<string> {
-  const late: number[] = [];
+  const acks = new Map<number, ReplicaAck>();
   for (const view of (await selfViews(cluster)).filter((v) => v.master)) {
     const admin = cluster.byPort(view.port)?.client;
-    const acked = await admin?.call("WAIT", 1, waitMs).catch(() => -1);
-    if (Number(acked) < 1) late.push(view.port);
+    if (admin !== undefined) acks.set(view.port, await waitForReplica(admin, waitMs));
   }
-  return late.length === 0
-    ? ""
-    : `; no replica of ${late.join(", ")} acknowledged the migration's writes within ${waitMs} ms`;
+  return waitRemark(
+    acks,
+    (late) =>
+      `no replica of ${late.join(", ")} acknowledged the migration's writes within ${waitMs} ms`,
+  );
 }
