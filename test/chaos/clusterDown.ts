@@ -23,11 +23,12 @@ export function masterOfSlot(
 /**
  * Whether a node refuses every command, from its answer to CLUSTER INFO: `cluster_state:fail`
  * (it answers CLUSTERDOWN: it lost sight of most masters, as on a starved host, or lacks a slot),
- * or an error other than a timeout (it is killed: the connection is refused). Undefined for a
- * timeout: a slow node may still serve the janitors, so nothing is known.
+ * or, when the command failed, whether a new connection to it is refused (it is killed). Any
+ * other failure says nothing: a timeout (a slow node may still serve the janitors), or the
+ * watcher's own connection cut by the nemesis's CLIENT KILL (the node serves new ones).
  */
-export function refusesCommands(answer: unknown): boolean | undefined {
-  if (answer instanceof Error) return /timed out/iu.test(answer.message) ? undefined : true;
+export function refusesCommands(answer: unknown, refusesConnections = false): boolean | undefined {
+  if (answer instanceof Error) return refusesConnections ? true : undefined;
   const state = /cluster_state:(\w+)/u.exec(String(answer))?.[1];
   return state === undefined ? undefined : state !== "ok";
 }

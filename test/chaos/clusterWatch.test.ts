@@ -133,6 +133,18 @@ function signal(port: number, name: "SIGSTOP" | "SIGCONT"): void {
 
 // Last in the file: these take the lease's master away.
 describe("the chaos Cluster watcher and the lease's master", () => {
+  it("does not take the nemesis's CLIENT KILL of its own connections for the lease's master refusing", async () => {
+    expect(await pollUntil(() => cluster.stable(), 60_000)).toBe(true);
+    const spans = watch?.down.spans.length ?? 0;
+    for (let round = 0; round < 3; round += 1) {
+      // The client-kill fault's command on every node; the look right after meets its cut.
+      const kill = ["KILL", "TYPE", "normal", "SKIPME", "yes"];
+      await Promise.all(cluster.clients().map((client) => client.call("CLIENT", ...kill)));
+      await watch?.look();
+    }
+    expect(watch?.down.spans).toHaveLength(spans);
+  }, 60_000);
+
   it("records the Cluster down while the lease's master, cut off from the other masters, answers CLUSTERDOWN", async () => {
     expect(await pollUntil(() => cluster.stable(), 60_000)).toBe(true);
     const views = await selfViews(cluster);

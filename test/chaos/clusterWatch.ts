@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { createConnection } from "node:net";
 import { PeriodicTask } from "../../src/core/PeriodicTask.js";
 import { DownSpans, masterOfSlot, refusesCommands, type DownListener } from "./clusterDown.js";
 import { diffSlotMaps, nodeState, type NodeState, type SlotHandover } from "./slotHandover.js";
@@ -107,9 +108,10 @@ export class ClusterWatch {
     if (this.leaseSlot === undefined) return;
     const port = masterOfSlot(this.last, this.leaseSlot)?.port;
     const client = port === undefined ? undefined : this.clients.get(port);
-    if (client === undefined) return;
+    if (port === undefined || client === undefined) return;
     const answer = await client.call("CLUSTER", "INFO").catch((error: unknown) => error);
-    this.down.observe(refusesCommands(answer), this.now());
+    const refused = answer instanceof Error && (await connectionRefused(port));
+    this.down.observe(refusesCommands(answer, refused), this.now());
   }
 
   /**
@@ -135,9 +137,24 @@ export class ClusterWatch {
   }
 }
 
+/** Whether a new TCP connection to a node's port is refused (nothing listens: it is killed). */
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: "127.0.0.1", timeout: ANSWER_MS });
+    const end = (refused: boolean) => {
+      socket.destroy();
+      resolve(refused);
+    };
+    socket.once("connect", () => end(false));
+    socket.once("timeout", () => end(false));
+    socket.once("error", (error: NodeJS.ErrnoException) => end(error.code === "ECONNREFUSED"));
+  });
+}
+
 /**
- * A client of one node. No offline queue: while the node is down a command fails at once (a
- * refusal) rather than waiting for a reconnection until it times out (which says nothing).
+ * A client of one node. No offline queue: while the node is down a command fails at once, and
+ * the look asks whether the node refuses connections, rather than waiting for a reconnection
+ * until the command times out (which says nothing).
  */
 function nodeClient(port: number): Redis {
   const client = new Redis({
