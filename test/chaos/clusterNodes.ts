@@ -31,6 +31,8 @@ const NODE_ARGS = [
   "--repl-diskless-sync-delay",
   "0",
 ];
+/** How many times a Cluster's start is tried on new ports (ChaosCluster.start). */
+const START_ATTEMPTS = 3;
 /** How long a promotion, a rejoin or a full sync of a long run's streams may take. */
 export const SETTLE_MS = 120_000;
 
@@ -90,7 +92,22 @@ export class ChaosCluster {
     private readonly nodes: readonly Node[],
   ) {}
 
+  /**
+   * Six nodes on free ports. A port (or its bus port) found free can be taken before its node
+   * binds it, by a test file beside this one: the whole start is then tried again on new ports.
+   */
   static async start(): Promise<ChaosCluster> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await ChaosCluster.startOnce();
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS || !/Address already in use/u.test(String(error)))
+          throw error;
+      }
+    }
+  }
+
+  private static async startOnce(): Promise<ChaosCluster> {
     const root = await mkdtemp(join(tmpdir(), "sj-chaos-cluster-"));
     const servers = await Promise.all(
       Array.from({ length: MASTERS * 2 }, async () => {

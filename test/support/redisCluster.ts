@@ -1,11 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
-import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
 import { keySlot } from "../../src/core/keySlot.js";
 import {
   clusterInfo,
@@ -18,6 +17,7 @@ import {
   waitForReplicasInSync,
 } from "./clusterSlots.js";
 import { beginSlotMigration, type SlotMigration as MigrationSteps } from "./slotMigration.js";
+import { spawnOnFreePort } from "./spawnOnFreePort.js";
 import { waitFor } from "./waitFor.js";
 
 /** One redis-server of the test cluster. */
@@ -116,10 +116,11 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     // Started side by side: each start waits for its server to answer.
     const nodes = await Promise.all(
       Array.from({ length: count }, async (): Promise<ClusterNode> => {
-        const port = await freePort();
-        const dir = join(root, String(port));
-        await mkdir(dir);
-        const child = await spawnRedisServer({ port, dir, extraArgs: NODE_ARGS });
+        const { port, child } = await spawnOnFreePort({
+          root,
+          extraArgs: NODE_ARGS,
+          clusterBus: true,
+        });
         children.push(child);
         const client = (): Redis => {
           const redis = new Redis({

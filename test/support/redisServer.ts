@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { freePort, spawnRedisServer } from "../../src/demo/spawnRedisServer.js";
+import { spawnOnFreePort } from "./spawnOnFreePort.js";
 
 /** A throwaway redis-server on an ephemeral port, in a temporary directory, without persistence. */
 export interface RedisServer {
@@ -24,9 +25,12 @@ export interface RedisServer {
 export { freePort };
 
 export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
-  const dir = await mkdtemp(join(tmpdir(), "sj-redis-"));
-  const port = await freePort();
-  let child = await spawnRedisServer({ port, dir, extraArgs });
+  const root = await mkdtemp(join(tmpdir(), "sj-redis-"));
+  // Another port if this one is taken by the time the server binds it (files run side by side).
+  const first = await spawnOnFreePort({ root, extraArgs });
+  const port = first.port;
+  const dir = join(root, String(port));
+  let child = first.child;
   // A worker that dies mid-test must not leave servers behind.
   const killOnExit = (): void => {
     child.kill("SIGKILL");
@@ -61,7 +65,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
       for (const c of clients) c.disconnect();
       await killChild();
       process.off("exit", killOnExit);
-      await rm(dir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
     },
   };
 }
