@@ -50,6 +50,10 @@ export function demoConfig(redisUrl: string, httpPort: number): JanitorConfig {
       perConsumer: true,
       maxConsumersPerGroup: 20,
       pelScanIntervalMs: 2000,
+      // The digest shows what the janitor did by the end: each scrape waits for its own read
+      // (README "How gauges are read"), never the page written ahead at start-up, whose counters
+      // were all 0 (a loaded host's late read served it to the final digest).
+      scrapeReadWaitMs: defaults.metrics.scrapeTimeoutMs,
     },
     groups: [DEMO_GROUP, DEMO_AUDIT_GROUP].map((group) => ({
       stream: DEMO_STREAM,

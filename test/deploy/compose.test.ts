@@ -100,11 +100,13 @@ describe("deploy/compose/docker-compose.yml", () => {
     const config = (await readYamlFile(file)) as {
       lease: unknown;
       sweep: unknown;
+      metrics: Record<string, unknown>;
       groups: Record<string, unknown>[];
     };
     const demo = demoConfig("redis://redis:6379", 9478);
     expect(config.lease).toEqual(demo.lease);
     expect(config.sweep).toEqual(demo.sweep);
+    expect(config.metrics.scrapeReadWaitMs).toBe(demo.metrics.scrapeReadWaitMs);
     expect(config.groups).toHaveLength(1);
     expect(demo.groups[0]).toMatchObject(config.groups[0] ?? {});
     // --offline: the file alone; its Redis is the compose service, not reachable from here.
