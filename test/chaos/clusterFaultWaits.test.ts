@@ -141,6 +141,9 @@ describe("the chaos Cluster master kill's wait for its replica", () => {
   }, 180_000);
 });
 
+/** How long Redis lets a manual failover run before it drops it, with a margin. */
+const MANUAL_FAILOVER_LIMIT_MS = 6000;
+
 describe("the chaos Cluster failover fault's wait for the takeover", () => {
   it("did not happen at its time when its replica took over only after the wait", async () => {
     const { stream, slot } = await filledStream(3);
@@ -161,9 +164,22 @@ describe("the chaos Cluster failover fault's wait for the takeover", () => {
       happened: false,
     });
     // Mended, it catches up and takes over: after the fault, as the Cluster watcher would see it.
+    // Redis drops a manual failover not done within 5 s: on a loaded host the mended replica may
+    // catch up later than that (the suite once saw it), so once in sync it is asked again, no
+    // sooner than that limit after the last request (a new request restarts one under way).
     const tookOver = async () =>
       (await cluster.owner(slot)) === replica.port && (await cluster.stable());
-    expect(await pollUntil(tookOver, 60_000)).toBe(true);
+    const replicaClient = cluster.byPort(replica.port)?.client;
+    let askedAt = Date.now();
+    const askedUntilTaken = async () => {
+      if (await tookOver()) return true;
+      if (Date.now() - askedAt > MANUAL_FAILOVER_LIMIT_MS && (await cluster.replicasInSync())) {
+        askedAt = Date.now();
+        await replicaClient?.call("CLUSTER", "FAILOVER").catch(() => undefined);
+      }
+      return false;
+    };
+    expect(await pollUntil(askedUntilTaken, 60_000)).toBe(true);
   }, 180_000);
 });
 
