@@ -12,7 +12,6 @@ import { explainRedisError } from "../redis/explainRedisError.js";
 import { lastConnectionError } from "../redis/lastConnectionError.js";
 import type { RedisClient } from "../redis/RedisClient.js";
 import type { ScrapeRefresher } from "../scrape/createScrapeRefresher.js";
-import { scrapePageWithinMs } from "../scrape/GaugeReads.js";
 
 export interface HttpEndpointParts {
   config: JanitorConfig;
@@ -58,10 +57,7 @@ export async function startHttpEndpoint(parts: HttpEndpointParts): Promise<HttpE
     routes: parts.routes,
     beforeScrape: (lastRenderMs) => refresher.refreshForScrape(lastRenderMs),
     writeAheadOn: (writeAhead) => refresher.onBackgroundRead(writeAhead),
-    // Only once a complete read is shown: the first scrape, and the first after an outage, show
-    // their own read however long its page takes (README "How gauges are read").
-    scrapeAnswerWithinMs: () =>
-      refresher.showsRead ? scrapePageWithinMs(config.metrics) : undefined,
+    scrapeAnswerWithinMs: () => refresher.scrapeAnswerWithinMs(),
     isReady: () => refresher.ping(),
     notReadyReason: () => {
       const cause = lastConnectionError(metricsRedis);

@@ -88,6 +88,15 @@ export class GaugeReads {
     return this.showingRead;
   }
 
+  /**
+   * How soon a scrape whose read comes in time is answered (scrapePageWithinMs), once a complete
+   * read is shown: before it (start, or after an outage) a scrape waits for its own read, as
+   * refreshForScrape does, and for its page, however long that takes.
+   */
+  answerWithinMs(): number | undefined {
+    return this.showingRead ? scrapePageWithinMs(this.options.config.metrics) : undefined;
+  }
+
   async refreshForScrape(lastRenderMs = 0): Promise<ScrapeRead> {
     const { metrics, config } = this.options;
     const read = this.refresh();

@@ -21,6 +21,8 @@ export interface ScrapeRefresher {
   refreshForScrape(lastRenderMs?: number): Promise<ScrapeRead>;
   /** Whether the gauges show a complete read (false before the first, and after an outage). */
   readonly showsRead: boolean;
+  /** How soon a scrape whose read comes in time is answered; undefined: when its page is written. */
+  scrapeAnswerWithinMs(): number | undefined;
   /** One round trip with a timeout; sets redis_up. */
   ping(): Promise<boolean>;
   setCapabilities(capabilities: RedisCapabilities): void;
@@ -70,6 +72,7 @@ export function createScrapeRefresher(options: ScrapeRefresherOptions): ScrapeRe
     get showsRead() {
       return reads.showing;
     },
+    scrapeAnswerWithinMs: () => reads.answerWithinMs(),
     setCapabilities: (detected) => {
       reads.capabilities = detected;
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DownSpans, masterOfSlot, refusesCommands } from "./clusterDown.js";
+import { masterOfSlot, refusesCommands } from "./clusterDown.js";
+import { DownSpans } from "./downSpans.js";
 import type { NodeState } from "./slotHandover.js";
 
 const node = (

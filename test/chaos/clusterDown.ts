@@ -1,4 +1,3 @@
-import type { DownSpan } from "./recovery.js";
 import type { NodeState } from "./slotHandover.js";
 
 /**
@@ -31,32 +30,4 @@ export function refusesCommands(answer: unknown, refusesConnections = false): bo
   if (answer instanceof Error) return refusesConnections ? true : undefined;
   const state = /cluster_state:(\w+)/u.exec(String(answer))?.[1];
   return state === undefined ? undefined : state !== "ok";
-}
-
-/** Called when the Cluster goes down for the janitors (true) or serves them again (false). */
-export type DownListener = (down: boolean, at: number) => void;
-
-/**
- * The spans the Cluster was down for the janitors, from a look at a time: each change of state
- * opens or closes a span and is told to the listeners; an unknown look leaves the state standing.
- */
-export class DownSpans {
-  readonly spans: DownSpan[] = [];
-  private readonly listeners: DownListener[] = [];
-  private down = false;
-
-  onChange(listener: DownListener): void {
-    this.listeners.push(listener);
-  }
-
-  observe(down: boolean | undefined, at: number): void {
-    if (down === undefined || down === this.down) return;
-    this.down = down;
-    if (down) this.spans.push({ down: at, up: undefined });
-    else {
-      const open = this.spans[this.spans.length - 1];
-      if (open !== undefined) open.up = at;
-    }
-    for (const listener of this.listeners) listener(down, at);
-  }
 }

@@ -1,11 +1,9 @@
-import { once } from "node:events";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cluster, Redis } from "ioredis";
-import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { clusterInfo, MASTERS, slotOwners, slotRange } from "../support/clusterSlots.js";
+import { startOnFreePort } from "../support/spawnOnFreePort.js";
 import { pollUntil } from "./quiescence.js";
 import { ChaosRedis } from "./servers.js";
 
@@ -31,8 +29,6 @@ const NODE_ARGS = [
   "--repl-diskless-sync-delay",
   "0",
 ];
-/** How many times a Cluster's start is tried on new ports (ChaosCluster.start). */
-const START_ATTEMPTS = 3;
 /** How long a promotion, a rejoin or a full sync of a long run's streams may take. */
 export const SETTLE_MS = 120_000;
 
@@ -41,29 +37,6 @@ interface Node {
   /** A plain client of this node alone (per-node commands). */
   client: Redis;
   id: string;
-}
-
-/** Whether nothing listens on `port` of loopback now. */
-async function free(port: number): Promise<boolean> {
-  const server = createServer();
-  server.listen(port, "127.0.0.1");
-  const listening = await Promise.race([
-    once(server, "listening").then(() => true),
-    once(server, "error").then(() => false),
-  ]);
-  if (listening) await new Promise((resolve) => server.close(resolve));
-  return listening;
-}
-
-/**
- * A free port whose cluster bus port (port + 10000) exists and is free too: a node whose bus
- * port is taken exits at start ("Failed listening on port ... (cluster)").
- */
-async function nodePort(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    if (port + 10_000 <= 65_535 && (await free(port + 10_000))) return port;
-  }
 }
 
 function plainClient(port: number): Redis {
@@ -92,38 +65,29 @@ export class ChaosCluster {
     private readonly nodes: readonly Node[],
   ) {}
 
-  /**
-   * Six nodes on free ports. A port (or its bus port) found free can be taken before its node
-   * binds it, by a test file beside this one: the whole start is then tried again on new ports.
-   */
+  /** Six nodes, each on a port free when it binds (startOnFreePort), joined into a Cluster. */
   static async start(): Promise<ChaosCluster> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await ChaosCluster.startOnce();
-      } catch (error) {
-        if (attempt >= START_ATTEMPTS || !/Address already in use/u.test(String(error)))
-          throw error;
-      }
-    }
-  }
-
-  private static async startOnce(): Promise<ChaosCluster> {
     const root = await mkdtemp(join(tmpdir(), "sj-chaos-cluster-"));
-    const servers = await Promise.all(
-      Array.from({ length: MASTERS * 2 }, async () => {
-        const port = await nodePort();
-        await mkdir(join(root, String(port)));
-        return new ChaosRedis(port, join(root, String(port)), NODE_ARGS);
-      }),
+    const startNode = async (port: number, dir: string) => {
+      const server = new ChaosRedis(port, dir, NODE_ARGS);
+      await server.start();
+      return server;
+    };
+    const started = await Promise.allSettled(
+      Array.from({ length: MASTERS * 2 }, () =>
+        startOnFreePort(startNode, { root, clusterBus: true }),
+      ),
     );
+    const servers = started.flatMap((s) => (s.status === "fulfilled" ? [s.value.server] : []));
     const nodes: Node[] = servers.map((server) => ({
       server,
       client: plainClient(server.port),
       id: "",
     }));
     const cluster = new ChaosCluster(root, nodes);
+    const failed = started.find((s) => s.status === "rejected");
     try {
-      await Promise.all(servers.map((server) => server.start()));
+      if (failed !== undefined) throw failed.reason;
       for (const node of nodes) node.id = String(await node.client.call("CLUSTER", "MYID"));
       await cluster.join();
       return cluster;

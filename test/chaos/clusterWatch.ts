@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { createConnection } from "node:net";
 import { PeriodicTask } from "../../src/core/PeriodicTask.js";
-import { DownSpans, masterOfSlot, refusesCommands, type DownListener } from "./clusterDown.js";
+import { masterOfSlot, refusesCommands } from "./clusterDown.js";
+import { DownSpans, type DownListener } from "./downSpans.js";
 import { diffSlotMaps, nodeState, type NodeState, type SlotHandover } from "./slotHandover.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Violation } from "./checker.js";
+import { DownSpans, type DownSpan } from "./downSpans.js";
 import { pollUntil } from "./quiescence.js";
 import type { JanitorReplica } from "./servers.js";
 
@@ -27,12 +28,6 @@ export interface Recovery {
 
 /** The bound on a recovery, Redis's downtime meanwhile not counted. */
 export const RECOVERY_BOUND_MS = 30_000;
-
-/** A span Redis was down: from its kill to its answering again (`up` undefined: still down). */
-export interface DownSpan {
-  down: number;
-  up: number | undefined;
-}
 
 /** How long Redis was down between `from` and `to`. */
 export function downWithin(spans: readonly DownSpan[], from: number, to: number): number {
@@ -63,15 +58,13 @@ export function janitorTime(spans: readonly DownSpan[], at: number, now: number)
 export class RecoveryWatch {
   readonly recoveries: Recovery[] = [];
   private readonly watching: Promise<void>[] = [];
-  private readonly spans: DownSpan[] = [];
+  private readonly down = new DownSpans();
 
   constructor(private readonly janitors: readonly JanitorReplica[]) {}
 
   /** Redis went down (true) or answers again (false). */
   redisDown(down: boolean, at = Date.now()): void {
-    const open = this.spans.find((span) => span.up === undefined);
-    if (down && open === undefined) this.spans.push({ down: at, up: undefined });
-    if (!down && open !== undefined) open.up = at;
+    this.down.observe(down, at);
   }
 
   leaderLost(kind: string, at: number): void {
@@ -82,14 +75,14 @@ export class RecoveryWatch {
         const latest = await latestSweepMs(janitor);
         if (latest > at) {
           recovery.recoveredMs = Math.round(latest - at);
-          recovery.redisDownMs = Math.round(downWithin(this.spans, at, latest));
+          recovery.redisDownMs = Math.round(downWithin(this.down.spans, at, latest));
           return true;
         }
       }
-      recovery.redisDownMs = Math.round(downWithin(this.spans, at, Date.now()));
+      recovery.redisDownMs = Math.round(downWithin(this.down.spans, at, Date.now()));
       return false;
     };
-    const waited = () => janitorTime(this.spans, at, Date.now()) > RECOVERY_BOUND_MS;
+    const waited = () => janitorTime(this.down.spans, at, Date.now()) > RECOVERY_BOUND_MS;
     this.watching.push(pollUntil(swept, Infinity, waited).then(() => undefined));
   }
 

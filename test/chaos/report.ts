@@ -5,7 +5,8 @@ import type { ClusterFailover } from "./clusterWatch.js";
 import type { History } from "./history.js";
 import type { LocalRecord } from "./localHistory.js";
 import type { AppliedFault } from "./nemesis.js";
-import type { DownSpan, Recovery } from "./recovery.js";
+import type { DownSpan } from "./downSpans.js";
+import type { Recovery } from "./recovery.js";
 
 export interface ChaosReport {
   seed: number;

@@ -3,7 +3,7 @@ import { freePort } from "../../src/demo/spawnRedisServer.js";
 import { MASTER_NAME, SentinelSet } from "../support/sentinelSet.js";
 import type { ClusterFailover } from "./clusterWatch.js";
 import { ChaosLink, ChaosProxy } from "./proxy.js";
-import type { DownSpan } from "./recovery.js";
+import type { DownSpan } from "./downSpans.js";
 import { ChaosRedis } from "./servers.js";
 
 export type TopologyName = "standalone" | "sentinel" | "cluster";
